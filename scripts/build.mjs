@@ -1,0 +1,67 @@
+// Builds the three bundles of the extension (host, CLI, webview) and the compiled tests.
+// Usage: node scripts/build.mjs [--production] [--watch]
+import * as esbuild from 'esbuild';
+import { cpSync, mkdirSync, readdirSync, statSync, chmodSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+const root = new URL('..', import.meta.url).pathname;
+
+function filesUnder(dir, pattern) {
+  const abs = join(root, dir);
+  let names;
+  try { names = readdirSync(abs); } catch { return []; }
+  const out = [];
+  for (const name of names) {
+    const p = join(abs, name);
+    if (statSync(p).isDirectory()) out.push(...filesUnder(join(dir, name), pattern));
+    else if (pattern.test(name)) out.push(join(dir, name));
+  }
+  return out;
+}
+
+const common = { bundle: true, sourcemap: !production, minify: production, logLevel: 'warning', absWorkingDir: root };
+const nodeCommon = { ...common, platform: 'node', format: 'cjs', target: 'node20' };
+
+/** @type {import('esbuild').BuildOptions[]} */
+const builds = [
+  { ...nodeCommon, entryPoints: ['src/host/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
+  { ...nodeCommon, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
+  { ...common, platform: 'browser', format: 'iife', target: 'es2022', entryPoints: ['webview/main.ts'], outfile: 'dist/webview.js' },
+];
+
+if (!production) {
+  const tests = { ...nodeCommon, sourcemap: 'inline', packages: 'external', outbase: '.', outdir: 'out', external: ['vscode'] };
+  const entries = [
+    ...filesUnder('test/unit', /\.test\.ts$/),
+    ...filesUnder('test/host', /\.ts$/),
+    ...filesUnder('test/runner', /\.ts$/),
+    ...filesUnder('test/e2e', /\.ts$/),
+    ...filesUnder('test/bench', /\.ts$/),
+    ...filesUnder('test/fixtures', /\.ts$/),
+  ];
+  if (entries.length) builds.push({ ...tests, entryPoints: entries });
+}
+
+function copyMedia() {
+  mkdirSync(join(root, 'dist/media'), { recursive: true });
+  for (const f of ['codicon.css', 'codicon.ttf']) {
+    cpSync(join(root, 'node_modules/@vscode/codicons/dist', f), join(root, 'dist/media', f));
+  }
+}
+
+if (watch) {
+  copyMedia();
+  for (const b of builds) {
+    const ctx = await esbuild.context(b);
+    await ctx.watch();
+  }
+  console.log('watching…');
+} else {
+  const t0 = Date.now();
+  await Promise.all(builds.map((b) => esbuild.build(b)));
+  copyMedia();
+  chmodSync(join(root, 'dist/cli.js'), 0o755);
+  console.log(`build: ${builds.length} bundles in ${Date.now() - t0} ms${production ? ' (production)' : ''} → ${relative(process.cwd(), join(root, 'dist')) || 'dist'}`);
+}

@@ -1,0 +1,1 @@
+console.error("life-thread: not built yet"); process.exit(1);

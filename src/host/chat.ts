@@ -1,0 +1,51 @@
+import * as vscode from 'vscode';
+import { CHAT_PARTICIPANT_ID } from '../shared/commands';
+
+export const CHAT_HELP = [
+  '**Life Thread** lets an agent sleep on a long job and be woken into a prepared place.',
+  '',
+  '- `/remind` — add, list or remove a reminder; its text is a prompt the agent runs at the due time',
+  '- `/schedule` — schedule a shell command, list, move, run now',
+  '- `/wake` — wake this chat on a timer, a finished job, your return or a repository change',
+  '- `/partition` — split this chat into TopicDecisions + Handover ops',
+  '- `/resume` — start from a topic\u2019s TopicDecisions',
+  '- `/doctor` — is the dispatcher alive, where is the store, what runs next',
+].join('\n');
+
+export type ChatCommandHandler = (
+  request: vscode.ChatRequest,
+  context: vscode.ChatContext,
+  stream: vscode.ChatResponseStream,
+  token: vscode.CancellationToken,
+) => Promise<vscode.ChatResult | void>;
+
+/** The `@life` participant. Each slash command is routed to the feature that registered it. */
+export class LifeChat {
+  private readonly handlers = new Map<string, ChatCommandHandler>();
+  private fallback: ChatCommandHandler | undefined;
+
+  constructor(context: vscode.ExtensionContext) {
+    const participant = vscode.chat.createChatParticipant(CHAT_PARTICIPANT_ID, (req, ctx, stream, token) => this.handle(req, ctx, stream, token));
+    participant.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'life-thread.svg');
+    context.subscriptions.push(participant);
+  }
+
+  on(command: string, handler: ChatCommandHandler): void {
+    this.handlers.set(command, handler);
+  }
+
+  /** The handler for a request without a slash command (the agent loop, once a model is there). */
+  onDefault(handler: ChatCommandHandler): void {
+    this.fallback = handler;
+  }
+
+  private async handle(request: vscode.ChatRequest, context: vscode.ChatContext, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<vscode.ChatResult> {
+    const handler = request.command ? this.handlers.get(request.command) : this.fallback;
+    if (!handler) {
+      stream.markdown(request.command ? `\`/${request.command}\` is not available yet.\n\n${CHAT_HELP}` : CHAT_HELP);
+      return { metadata: { command: request.command ?? 'help' } };
+    }
+    const result = await handler(request, context, stream, token);
+    return result ?? { metadata: { command: request.command ?? 'default' } };
+  }
+}

@@ -1,0 +1,12 @@
+import * as vscode from 'vscode';
+
+/** Typed reads of the `lifeThread.*` settings of design §8. */
+export function setting<T>(key: string, fallback: T): T {
+  return vscode.workspace.getConfiguration('lifeThread').get<T>(key, fallback);
+}
+
+/** The owner's zone: the setting, else the extension host's zone. Validated where it is used. */
+export function configuredZone(): string {
+  const tz = setting('timeZone', '').trim();
+  return tz || Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+}

@@ -1,0 +1,18 @@
+import * as vscode from 'vscode';
+import { SIDEBAR_VIEW_ID } from '../shared/commands';
+import { webviewHtml, webviewOptions } from './webviewHtml';
+import { bridgeWebview, type RequestHandler } from './webviewBridge';
+import type { ViewModel } from './viewModel';
+
+/** The activity-bar sidebar: the schedule at a glance, with the dispatcher's health line. */
+export function registerSidebar(context: vscode.ExtensionContext, model: ViewModel, handle: RequestHandler, log: vscode.LogOutputChannel): void {
+  const provider: vscode.WebviewViewProvider = {
+    resolveWebviewView(view) {
+      view.webview.options = webviewOptions(context.extensionUri);
+      view.webview.html = webviewHtml(view.webview, context.extensionUri, 'Life Thread');
+      const bridge = bridgeWebview(view.webview, model, 'sidebar', handle, log);
+      view.onDidDispose(() => bridge.dispose());
+    },
+  };
+  context.subscriptions.push(vscode.window.registerWebviewViewProvider(SIDEBAR_VIEW_ID, provider, { webviewOptions: { retainContextWhenHidden: false } }));
+}

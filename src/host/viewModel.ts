@@ -1,0 +1,53 @@
+import * as vscode from 'vscode';
+import type { FeedItem, Health, RowView, ViewState } from '../shared/protocol';
+
+type ModelState = Omit<ViewState, 'surface'>;
+
+/** Host-owned state of the sidebar and the panel; webviews only render what this pushes. */
+export class ViewModel implements vscode.Disposable {
+  private readonly _onDidChange = new vscode.EventEmitter<void>();
+  readonly onDidChange = this._onDidChange.event;
+  private state: ModelState;
+  private static readonly FEED_MAX = 50;
+
+  constructor(tz: string) {
+    this.state = {
+      tz,
+      health: { state: 'starting', line: 'Dispatcher starting…', lastPassAt: null },
+      reminders: [],
+      commands: [],
+      wakes: [],
+      feed: [],
+      storeError: null,
+    };
+  }
+
+  snapshot(surface: ViewState['surface']): ViewState {
+    return { ...this.state, surface };
+  }
+
+  get health(): Health {
+    return this.state.health;
+  }
+
+  update(patch: Partial<ModelState>): void {
+    this.state = { ...this.state, ...patch };
+    this._onDidChange.fire();
+  }
+
+  setRows(reminders: RowView[], commands: RowView[], wakes: RowView[]): void {
+    this.update({ reminders, commands, wakes });
+  }
+
+  pushFeed(item: FeedItem): void {
+    this.update({ feed: [item, ...this.state.feed.filter((f) => f.id !== item.id)].slice(0, ViewModel.FEED_MAX) });
+  }
+
+  get feed(): readonly FeedItem[] {
+    return this.state.feed;
+  }
+
+  dispose(): void {
+    this._onDidChange.dispose();
+  }
+}

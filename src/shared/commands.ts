@@ -1,0 +1,22 @@
+/** Command ids of design §8, shared by the host, the webview and the tests. */
+export const COMMANDS = {
+  addReminder: 'lifeThread.addReminder',
+  scheduleCommand: 'lifeThread.scheduleCommand',
+  wakeOnTaskEnd: 'lifeThread.wakeOnTaskEnd',
+  listSchedule: 'lifeThread.listSchedule',
+  partition: 'lifeThread.partition',
+  doctor: 'lifeThread.doctor',
+  pauseWakes: 'lifeThread.pauseWakes',
+  resumeWakes: 'lifeThread.resumeWakes',
+  openPanel: 'lifeThread.openPanel',
+  openLanding: 'lifeThread.openLanding',
+  setApiKey: 'lifeThread.setApiKey',
+} as const;
+export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];
+
+export const EXTENSION_ID = 'lifethread.life-thread';
+export const VIEW_CONTAINER_ID = 'lifeThread';
+export const SIDEBAR_VIEW_ID = 'lifeThread.sidebar';
+export const PANEL_VIEW_TYPE = 'lifeThread.panel';
+export const CHAT_PARTICIPANT_ID = 'lifethread.life';
+export const LM_VENDOR = 'lifethread';

@@ -1,0 +1,75 @@
+/**
+ * The host↔webview protocol: one zod schema per message. The host owns the state and pushes it;
+ * the webview renders it and asks for actions by request id. Nothing crossing the boundary is cast.
+ */
+import { z } from 'zod';
+
+export const healthSchema = z.object({
+  state: z.enum(['healthy', 'stalled', 'paused', 'starting', 'readonly']),
+  /** One line for the user, e.g. "Dispatcher healthy · last pass 12 s ago". */
+  line: z.string(),
+  lastPassAt: z.string().nullable(),
+});
+export type Health = z.infer<typeof healthSchema>;
+
+export const rowViewSchema = z.object({
+  id: z.string(),
+  kind: z.enum(['reminder', 'command', 'wake']),
+  title: z.string(),
+  /** "Once, Fri 3 Oct 09:00 CEST (07:00Z), in 2 h 14 min" */
+  when: z.string(),
+  status: z.string(),
+  /** "delivered", "error: …", "exit 1", "running", or "" when the row has not fired yet. */
+  lastFact: z.string(),
+  factTone: z.enum(['none', 'ok', 'error', 'running']),
+  hasLog: z.boolean(),
+});
+export type RowView = z.infer<typeof rowViewSchema>;
+
+export const feedItemSchema = z.object({
+  id: z.string(),
+  at: z.string(),
+  title: z.string(),
+  body: z.string(),
+  tone: z.enum(['info', 'error']),
+});
+export type FeedItem = z.infer<typeof feedItemSchema>;
+
+export const viewStateSchema = z.object({
+  tz: z.string(),
+  health: healthSchema,
+  reminders: z.array(rowViewSchema),
+  commands: z.array(rowViewSchema),
+  wakes: z.array(rowViewSchema),
+  feed: z.array(feedItemSchema),
+  storeError: z.string().nullable(),
+  /** 'sidebar' renders compactly; 'panel' at full size. */
+  surface: z.enum(['sidebar', 'panel']),
+});
+export type ViewState = z.infer<typeof viewStateSchema>;
+
+const requestId = z.number().int().nonnegative();
+const rowAction = z.object({ id: z.string().min(3).max(60) });
+
+/** Requests the webview may make; each names a method and its params. */
+export const webviewRequestSchema = z.discriminatedUnion('method', [
+  z.object({ type: z.literal('request'), id: requestId, method: z.literal('addReminder'), params: z.object({}) }),
+  z.object({ type: z.literal('request'), id: requestId, method: z.literal('scheduleCommand'), params: z.object({}) }),
+  z.object({ type: z.literal('request'), id: requestId, method: z.literal('doctor'), params: z.object({}) }),
+  z.object({ type: z.literal('request'), id: requestId, method: z.literal('openPanel'), params: z.object({}) }),
+  z.object({ type: z.literal('request'), id: requestId, method: z.literal('runNow'), params: rowAction }),
+  z.object({ type: z.literal('request'), id: requestId, method: z.literal('move'), params: rowAction }),
+  z.object({ type: z.literal('request'), id: requestId, method: z.literal('remove'), params: rowAction }),
+  z.object({ type: z.literal('request'), id: requestId, method: z.literal('showLog'), params: rowAction }),
+]);
+export type WebviewRequest = z.infer<typeof webviewRequestSchema>;
+export type WebviewMethod = WebviewRequest['method'];
+
+export const webviewMessageSchema = z.union([z.object({ type: z.literal('ready') }), webviewRequestSchema]);
+export type WebviewMessage = z.infer<typeof webviewMessageSchema>;
+
+export const hostMessageSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('state'), state: viewStateSchema }),
+  z.object({ type: z.literal('response'), id: requestId, ok: z.boolean(), message: z.string().optional() }),
+]);
+export type HostMessage = z.infer<typeof hostMessageSchema>;

@@ -1,0 +1,23 @@
+import { z } from 'zod';
+
+/** A host test prints this marker + JSON to ask the runner (which owns the browser page) to act. */
+export const RUNNER_MARKER = 'LIFE_THREAD_RUNNER ';
+
+export const runnerRequestSchema = z.discriminatedUnion('action', [
+  z.object({ seq: z.string(), action: z.literal('blur') }),
+  z.object({ seq: z.string(), action: z.literal('focus') }),
+  z.object({ seq: z.string(), action: z.literal('openUrl'), url: z.string().url() }),
+  z.object({ seq: z.string(), action: z.literal('screenshot'), name: z.string().min(1).max(80) }),
+  z.object({ seq: z.string(), action: z.literal('keyboard'), keys: z.string().min(1).max(80) }),
+  z.object({ seq: z.string(), action: z.literal('noop') }),
+]);
+export type RunnerRequest = z.infer<typeof runnerRequestSchema>;
+
+export const phaseInfoSchema = z.object({
+  suite: z.string(),
+  phase: z.string(),
+  files: z.array(z.string()),
+  ackDir: z.string(),
+  resultsDir: z.string(),
+});
+export type PhaseInfo = z.infer<typeof phaseInfoSchema>;

@@ -1,0 +1,233 @@
+/**
+ * Runs the host suites inside a real VS Code extension host (code-server + Chromium).
+ *
+ * Layout: test/host/suites/<suite>/<phase>/*.test.ts, compiled to out/. Each phase of a suite runs in a
+ * freshly started server on the same user-data-dir (so global storage survives, like a reload), with
+ * the same workspace. A host test may ask the runner to act in the browser by printing a marker line.
+ *
+ * Usage: node out/test/runner/host.js [suite ...]      Exit code: 0 when every test passed.
+ */
+import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { ROOT, startCodeServer, testUrl, type ServerOptions } from './codeServer';
+import { launchBrowser } from './browser';
+import { RUNNER_MARKER, runnerRequestSchema, type RunnerRequest } from '../host/runnerProtocol';
+
+const OUT = join(ROOT, 'out', 'test');
+const RESULTS = join(ROOT, 'test-results');
+/** Workbench chatter that says nothing about the tests. */
+const NOISE = /DevTools|Dialog requested|\[Extension Host\] (rejected|Started)|Unable to read file|workbench\.contrib|ResizeObserver|\[AgentHost\]|\[ChatModelSelection\]|api\.github\.com|marketplace|Long running operations during shutdown|open-vsx|ENOTFOUND|GalleryExtensions|^\s+at (async )?\S+ \(http/;
+const PHASE_TIMEOUT_MS = Number(process.env.LIFE_THREAD_PHASE_TIMEOUT_MS ?? 10 * 60_000);
+
+interface PhaseResult {
+  exitCode: number;
+  passed: number;
+  failed: number;
+}
+
+function suitesAvailable(): string[] {
+  const dir = join(OUT, 'host', 'suites');
+  return existsSync(dir) ? readdirSync(dir).sort() : [];
+}
+
+function phasesOf(suite: string): { phase: string; files: string[] }[] {
+  const dir = join(OUT, 'host', 'suites', suite);
+  return readdirSync(dir)
+    .filter((p) => /^\d+$/.test(p))
+    .sort((a, b) => Number(a) - Number(b))
+    .map((phase) => ({
+      phase,
+      files: readdirSync(join(dir, phase))
+        .filter((f) => f.endsWith('.test.js'))
+        .sort()
+        .map((f) => join(dir, phase, f)),
+    }));
+}
+
+/** Test-only extensions: test/fixtures/extensions/<name>/package.json + out/test/fixtures/extensions/<name>/*.js */
+function fixtureExtensions(): NonNullable<ServerOptions['installExtensions']> {
+  const src = join(ROOT, 'test', 'fixtures', 'extensions');
+  if (!existsSync(src)) return [];
+  const out: NonNullable<ServerOptions['installExtensions']> = [];
+  for (const name of readdirSync(src)) {
+    const manifestPath = join(src, name, 'package.json');
+    if (!existsSync(manifestPath)) continue;
+    const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { publisher: string; name: string; version: string };
+    const staged = join(RESULTS, 'fixture-extensions', name);
+    rmSync(staged, { recursive: true, force: true });
+    mkdirSync(staged, { recursive: true });
+    cpSync(manifestPath, join(staged, 'package.json'));
+    const compiled = join(OUT, 'fixtures', 'extensions', name);
+    if (existsSync(compiled)) cpSync(compiled, staged, { recursive: true });
+    out.push({ from: staged, id: `${manifest.publisher}.${manifest.name}`, version: manifest.version, files: readdirSync(staged) });
+  }
+  return out;
+}
+
+async function act(page: Page, req: RunnerRequest, stateDir: string): Promise<unknown> {
+  switch (req.action) {
+    case 'blur':
+      await page.evaluate(() => {
+        Document.prototype.hasFocus = () => false;
+        window.dispatchEvent(new Event('blur'));
+      });
+      return { ok: true };
+    case 'focus':
+      await page.evaluate(() => {
+        // Restore the prototype's own method by deleting the override.
+        delete (Document.prototype as { hasFocus?: unknown }).hasFocus;
+        Object.defineProperty(Document.prototype, 'hasFocus', { value: () => true, configurable: true, writable: true });
+        window.dispatchEvent(new Event('focus'));
+      });
+      return { ok: true };
+    case 'openUrl': {
+      const p = await page.context().newPage();
+      await p.goto(req.url, { waitUntil: 'domcontentloaded' }).catch(() => undefined);
+      return { ok: true, title: await p.title().catch(() => '') };
+    }
+    case 'screenshot': {
+      const file = join(RESULTS, `${req.name.replace(/[^\w.-]/g, '_')}.png`);
+      await page.screenshot({ path: file });
+      return { ok: true, file };
+    }
+    case 'keyboard':
+      await page.keyboard.press(req.keys);
+      return { ok: true };
+    case 'noop':
+      return { ok: true, stateDir };
+  }
+}
+
+async function runPhase(browser: Browser, suite: string, phase: string, files: string[], stateDir: string, workspace: string): Promise<PhaseResult> {
+  const ackDir = join(stateDir, 'acks', phase);
+  mkdirSync(ackDir, { recursive: true });
+  const phaseFile = join(stateDir, `phase-${phase}.json`);
+  writeFileSync(phaseFile, JSON.stringify({ suite, phase, files, ackDir, resultsDir: RESULTS }));
+  const prefix = `[${suite}/${phase}]`;
+  const server = await startCodeServer({
+    stateDir,
+    smokeTestDriver: true,
+    installExtensions: fixtureExtensions(),
+    env: { LIFE_THREAD_TEST_PHASE: phaseFile },
+    settings: { 'lifeThread.timeZone': 'Europe/Berlin' },
+    log: (l) => {
+      if (process.env.LIFE_THREAD_VERBOSE) console.log(`${prefix} server: ${l}`);
+    },
+  });
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const page = await context.newPage();
+  let passed = 0;
+  let failed = 0;
+  let closingSeen = false;
+  try {
+    const result = await new Promise<number>((resolveExit, rejectExit) => {
+      const timer = setTimeout(() => rejectExit(new Error(`${prefix} timed out after ${PHASE_TIMEOUT_MS} ms`)), PHASE_TIMEOUT_MS);
+      let safety: NodeJS.Timeout | undefined;
+      const finish = (code: number) => {
+        clearTimeout(timer);
+        if (safety) clearTimeout(safety);
+        resolveExit(code);
+      };
+      void page.exposeFunction('codeAutomationExit', (code: number) => finish(code));
+      void page.exposeFunction('codeAutomationLog', (type: string, args: unknown[]) => {
+        const line = formatArgs(args);
+        const marker = line.indexOf(RUNNER_MARKER);
+        if (marker >= 0) {
+          const parsed = runnerRequestSchema.safeParse(JSON.parse(line.slice(marker + RUNNER_MARKER.length)));
+          if (!parsed.success) {
+            console.error(`${prefix} bad runner request: ${line}`);
+            return;
+          }
+          const req = parsed.data;
+          void act(page, req, stateDir)
+            .catch((err: unknown) => ({ ok: false, error: String(err) }))
+            .then((res) => writeFileSync(join(ackDir, `${req.seq}.json`), JSON.stringify(res)));
+          return;
+        }
+        const m = /^\s*(\d+) passed, (\d+) failed\s*$/m.exec(line);
+        if (m) {
+          passed = Number(m[1]);
+          failed = Number(m[2]);
+          closingSeen = true;
+          safety = setTimeout(() => finish(failed > 0 ? 1 : 0), 30_000);
+          return;
+        }
+        if (process.env.LIFE_THREAD_VERBOSE || (line.trim() && !NOISE.test(line))) console.log(`${prefix} ${type === 'error' ? 'ERROR ' : ''}${line}`);
+      });
+      void page.goto(testUrl(server, { folder: workspace, extensionDevelopmentPath: ROOT, extensionTestsPath: join(OUT, 'host', 'index.js') }));
+    });
+    if (!closingSeen) console.log(`${prefix} no closing line from the host (exit ${result})`);
+    if (!closingSeen && result !== 0) failed = Math.max(failed, 1);
+    return { exitCode: result, passed, failed };
+  } catch (err) {
+    console.error(String(err));
+    await page.screenshot({ path: join(RESULTS, `host-${suite}-${phase}-timeout.png`) }).catch(() => undefined);
+    return { exitCode: 1, passed, failed: failed + 1 };
+  } finally {
+    await context.close().catch(() => undefined);
+    await server.stop();
+  }
+}
+
+function formatArgs(args: unknown[]): string {
+  if (!Array.isArray(args)) return String(args);
+  const [first, ...rest] = args;
+  if (typeof first === 'string' && /%[sdoOifc]/.test(first)) {
+    let i = 0;
+    const s = first.replace(/%[sdoOifc]/g, (spec) => {
+      if (spec === '%c') {
+        i++;
+        return '';
+      }
+      const v = rest[i++];
+      return typeof v === 'string' ? v : JSON.stringify(v);
+    });
+    return [s, ...rest.slice(i).map((v) => (typeof v === 'string' ? v : JSON.stringify(v)))].join(' ');
+  }
+  return args.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(' ');
+}
+
+async function main(): Promise<void> {
+  const wanted = process.argv.slice(2);
+  const suites = suitesAvailable().filter((s) => wanted.length === 0 || wanted.includes(s));
+  if (suites.length === 0) {
+    console.error(`no host suites found under ${join(OUT, 'host', 'suites')} (did the build run?)`);
+    process.exit(1);
+  }
+  mkdirSync(RESULTS, { recursive: true });
+  let passed = 0;
+  let failed = 0;
+  let bad = false;
+  const t0 = Date.now();
+  const browserState = join(RESULTS, 'host', '.browser');
+  const browser = await launchBrowser(browserState);
+  try {
+    for (const suite of suites) {
+      const stateDir = join(RESULTS, 'host', suite);
+      rmSync(stateDir, { recursive: true, force: true });
+      mkdirSync(stateDir, { recursive: true });
+      const workspace = join(stateDir, 'workspace');
+      cpSync(join(ROOT, 'test', 'fixtures', 'workspace'), workspace, { recursive: true });
+      for (const { phase, files } of phasesOf(suite)) {
+        console.log(`host suite ${suite}, phase ${phase}: ${files.length} file(s)`);
+        const r = await runPhase(browser, suite, phase, files, stateDir, workspace);
+        passed += r.passed;
+        failed += r.failed;
+        if (r.exitCode !== 0) bad = true;
+        if (r.exitCode !== 0 && r.failed === 0) failed += 1;
+      }
+    }
+  } finally {
+    await browser.close().catch(() => undefined);
+  }
+  console.log(`host suites finished in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  console.log(`${passed} passed, ${failed} failed`);
+  process.exit(bad || failed > 0 ? 1 : 0);
+}
+
+void main().catch((err: unknown) => {
+  console.error(err);
+  console.log('0 passed, 1 failed');
+  process.exit(1);
+});
