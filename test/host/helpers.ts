@@ -16,6 +16,11 @@ export function phaseInfo(): PhaseInfo | undefined {
   return f && existsSync(f) ? phaseInfoSchema.parse(JSON.parse(readFileSync(f, 'utf8'))) : undefined;
 }
 
+/** True when a browser-owning runner can act for the test (code-server), false on desktop. */
+export function hasBrowserRunner(): boolean {
+  return phaseInfo()?.runner === 'code-server';
+}
+
 let seq = 0;
 type WithoutSeq<T> = T extends unknown ? Omit<T, 'seq'> : never;
 

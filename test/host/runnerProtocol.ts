@@ -19,5 +19,7 @@ export const phaseInfoSchema = z.object({
   files: z.array(z.string()),
   ackDir: z.string(),
   resultsDir: z.string(),
+  /** 'desktop' under @vscode/test-electron: no browser page to act on. */
+  runner: z.enum(['code-server', 'desktop']).default('code-server'),
 });
 export type PhaseInfo = z.infer<typeof phaseInfoSchema>;

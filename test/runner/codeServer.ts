@@ -5,8 +5,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { cpSync, existsSync, mkdirSync, writeFileSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { copyExtension, type InstallableExtension } from './install';
 
 export const ROOT = resolve(__dirname, '..', '..', '..');
 export const TOOLS = join(ROOT, '.tools');
@@ -30,7 +31,7 @@ export interface ServerOptions {
   /** Folder holding user-data, extensions, home; kept between phases so global storage survives. */
   stateDir: string;
   /** Extra extension folders to copy into the extensions dir before start (test fixtures, or ours for `npm start`). */
-  installExtensions?: { from: string; id: string; version: string; files?: string[] }[];
+  installExtensions?: InstallableExtension[];
   /** Settings written into the user settings.json before start. */
   settings?: Record<string, unknown>;
   port?: number;
@@ -78,17 +79,6 @@ export function sandboxEnv(stateDir: string): Record<string, string> {
   };
   for (const d of Object.values(env)) mkdirSync(d, { recursive: true, mode: 0o700 });
   return env;
-}
-
-function copyExtension(ext: NonNullable<ServerOptions['installExtensions']>[number], extensionsDir: string): void {
-  const target = join(extensionsDir, `${ext.id}-${ext.version}`);
-  rmSync(target, { recursive: true, force: true });
-  mkdirSync(target, { recursive: true });
-  const files = ext.files ?? ['package.json', 'dist', 'media', 'README.md'];
-  for (const f of files) {
-    const src = join(ext.from, f);
-    if (existsSync(src)) cpSync(src, join(target, f), { recursive: true });
-  }
 }
 
 export async function startCodeServer(opts: ServerOptions): Promise<RunningServer> {

@@ -7,17 +7,18 @@
  *
  * Usage: node out/test/runner/host.js [suite ...]      Exit code: 0 when every test passed.
  */
-import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { ROOT, startCodeServer, testUrl, type ServerOptions } from './codeServer';
+import { ROOT, startCodeServer, testUrl } from './codeServer';
+import { fixtureExtensions } from './install';
 import { launchBrowser } from './browser';
 import { RUNNER_MARKER, runnerRequestSchema, type RunnerRequest } from '../host/runnerProtocol';
 
 const OUT = join(ROOT, 'out', 'test');
 const RESULTS = join(ROOT, 'test-results');
 /** Workbench chatter that says nothing about the tests. */
-const NOISE = /DevTools|Dialog requested|\[Extension Host\] (rejected|Started)|Unable to read file|workbench\.contrib|ResizeObserver|\[AgentHost\]|\[ChatModelSelection\]|api\.github\.com|marketplace|Long running operations during shutdown|open-vsx|ENOTFOUND|GalleryExtensions|^\s+at (async )?\S+ \(http/;
+const NOISE = /DevTools|Dialog requested|\[Extension Host\] (rejected|Started)|Unable to read file|workbench\.contrib|ResizeObserver|\[AgentHost\]|\[AccountPolicyGate\]|\[ChatModelSelection\]|api\.github\.com|marketplace|Long running operations during shutdown|open-vsx|ENOTFOUND|GalleryExtensions|^\s+at (async )?\S+ \(http/;
 const PHASE_TIMEOUT_MS = Number(process.env.LIFE_THREAD_PHASE_TIMEOUT_MS ?? 10 * 60_000);
 
 interface PhaseResult {
@@ -26,13 +27,16 @@ interface PhaseResult {
   failed: number;
 }
 
+/** Suites live in out/test/host/suites; the benchmarks point this at out/test/bench/host/suites. */
+const SUITES_DIR = process.env.LIFE_THREAD_SUITES_DIR ?? join(OUT, 'host', 'suites');
+
 function suitesAvailable(): string[] {
-  const dir = join(OUT, 'host', 'suites');
+  const dir = SUITES_DIR;
   return existsSync(dir) ? readdirSync(dir).sort() : [];
 }
 
 function phasesOf(suite: string): { phase: string; files: string[] }[] {
-  const dir = join(OUT, 'host', 'suites', suite);
+  const dir = join(SUITES_DIR, suite);
   return readdirSync(dir)
     .filter((p) => /^\d+$/.test(p))
     .sort((a, b) => Number(a) - Number(b))
@@ -43,26 +47,6 @@ function phasesOf(suite: string): { phase: string; files: string[] }[] {
         .sort()
         .map((f) => join(dir, phase, f)),
     }));
-}
-
-/** Test-only extensions: test/fixtures/extensions/<name>/package.json + out/test/fixtures/extensions/<name>/*.js */
-function fixtureExtensions(): NonNullable<ServerOptions['installExtensions']> {
-  const src = join(ROOT, 'test', 'fixtures', 'extensions');
-  if (!existsSync(src)) return [];
-  const out: NonNullable<ServerOptions['installExtensions']> = [];
-  for (const name of readdirSync(src)) {
-    const manifestPath = join(src, name, 'package.json');
-    if (!existsSync(manifestPath)) continue;
-    const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { publisher: string; name: string; version: string };
-    const staged = join(RESULTS, 'fixture-extensions', name);
-    rmSync(staged, { recursive: true, force: true });
-    mkdirSync(staged, { recursive: true });
-    cpSync(manifestPath, join(staged, 'package.json'));
-    const compiled = join(OUT, 'fixtures', 'extensions', name);
-    if (existsSync(compiled)) cpSync(compiled, staged, { recursive: true });
-    out.push({ from: staged, id: `${manifest.publisher}.${manifest.name}`, version: manifest.version, files: readdirSync(staged) });
-  }
-  return out;
 }
 
 async function act(page: Page, req: RunnerRequest, stateDir: string): Promise<unknown> {
@@ -110,7 +94,7 @@ async function runPhase(browser: Browser, suite: string, phase: string, files: s
     smokeTestDriver: true,
     installExtensions: fixtureExtensions(),
     env: { LIFE_THREAD_TEST_PHASE: phaseFile },
-    settings: { 'lifeThread.timeZone': 'Europe/Berlin' },
+    settings: { 'lifeThread.timeZone': 'Europe/Berlin', 'git.openRepositoryInParentFolders': 'never' },
     log: (l) => {
       if (process.env.LIFE_THREAD_VERBOSE) console.log(`${prefix} server: ${l}`);
     },
@@ -192,7 +176,7 @@ async function main(): Promise<void> {
   const wanted = process.argv.slice(2);
   const suites = suitesAvailable().filter((s) => wanted.length === 0 || wanted.includes(s));
   if (suites.length === 0) {
-    console.error(`no host suites found under ${join(OUT, 'host', 'suites')} (did the build run?)`);
+    console.error(`no host suites found under ${SUITES_DIR} (did the build run?)`);
     process.exit(1);
   }
   mkdirSync(RESULTS, { recursive: true });

@@ -1,0 +1,74 @@
+/**
+ * A user-level flow in the real workbench: Chromium drives code-server with Life Thread installed,
+ * runs `Life Thread: Doctor` from the command palette and opens the sidebar. Screenshots go to test-results/.
+ */
+import { after, before, describe, it } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { cpSync, mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, FrameLocator, Page } from 'playwright-core';
+import { ROOT, startCodeServer, type RunningServer } from '../runner/codeServer';
+import { launchBrowser } from '../runner/browser';
+import { ownExtension } from '../runner/install';
+
+const RESULTS = join(ROOT, 'test-results');
+const stateDir = join(RESULTS, 'e2e');
+
+let server: RunningServer;
+let browser: Browser;
+let page: Page;
+
+async function runFromPalette(title: string): Promise<void> {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 15_000 });
+  await input.fill(`>${title}`);
+  const item = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+  await item.waitFor({ state: 'visible', timeout: 15_000 });
+  await page.keyboard.press('Enter');
+}
+
+function sidebarFrame(): FrameLocator {
+  return page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+}
+
+describe('workbench UI (Chromium driving code-server)', () => {
+  before(async () => {
+    rmSync(stateDir, { recursive: true, force: true });
+    mkdirSync(stateDir, { recursive: true });
+    const workspace = join(stateDir, 'workspace');
+    cpSync(join(ROOT, 'test', 'fixtures', 'workspace'), workspace, { recursive: true });
+    server = await startCodeServer({ stateDir, installExtensions: [ownExtension()], settings: { 'lifeThread.timeZone': 'Europe/Berlin', 'git.openRepositoryInParentFolders': 'never' } });
+    browser = await launchBrowser(stateDir);
+    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}`);
+    await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
+    // The activity bar shows our container once the extension's contributions are read.
+    await page.locator('.activitybar .action-item a[aria-label^="Life Thread"]').waitFor({ state: 'visible', timeout: 60_000 });
+  });
+
+  after(async () => {
+    await browser?.close().catch(() => undefined);
+    await server?.stop();
+  });
+
+  it('runs "Life Thread: Doctor" from the command palette and shows the report', async () => {
+    await runFromPalette('Life Thread: Doctor');
+    const tab = page.locator('.tabs-container .tab', { hasText: 'Life Thread Doctor' });
+    await tab.waitFor({ state: 'visible', timeout: 30_000 });
+    await page.locator('.editor-instance .view-lines', { hasText: 'Life Thread Doctor' }).waitFor({ state: 'visible', timeout: 30_000 });
+    await page.screenshot({ path: join(RESULTS, 'e2e-doctor.png') });
+  });
+
+  it('opens the sidebar from the activity bar and shows the empty schedule with its health line', async () => {
+    await page.locator('.activitybar .action-item a[aria-label^="Life Thread"]').click();
+    const frame = sidebarFrame();
+    await frame.getByText('No reminders yet').waitFor({ state: 'visible', timeout: 30_000 });
+    const add = frame.getByRole('button', { name: 'Add reminder' });
+    assert.equal(await add.isVisible(), true);
+    const health = frame.locator('.health');
+    await health.waitFor({ state: 'visible' });
+    assert.ok((await health.textContent())?.trim().length, 'health line is empty');
+    await page.screenshot({ path: join(RESULTS, 'e2e-sidebar.png') });
+  });
+});
