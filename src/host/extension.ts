@@ -7,7 +7,10 @@ import { registerSidebar } from './sidebar';
 import { LifeThreadPanel } from './panel';
 import { Doctor } from './doctor';
 import { LifeChat } from './chat';
-import { configuredZone } from './settings';
+import { ScheduleFeature, ownerZone } from './scheduleFeature';
+import { registerScheduleCommands, runNowRow, moveRow, removeRow, showLog } from './scheduleCommands';
+import { registerScheduleTools } from './tools';
+import { HostFirer, deliverAsIs } from './firer';
 
 /** What the extension exports to other extensions and to its own host tests. */
 export interface LifeThreadApi {
@@ -18,6 +21,7 @@ export interface LifeThreadApi {
   readonly model: ViewModel;
   readonly doctor: Doctor;
   readonly panel: LifeThreadPanel;
+  readonly schedule: ScheduleFeature;
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<LifeThreadApi> {
@@ -27,7 +31,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
   await vscode.workspace.fs.createDirectory(context.globalStorageUri);
   const storeDir = context.globalStorageUri.fsPath;
 
-  const model = new ViewModel(configuredZone());
+  const model = new ViewModel(ownerZone(log));
   context.subscriptions.push(model);
 
   const doctor = new Doctor(context);
@@ -35,20 +39,39 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
     [
       `- Life Thread ${String(context.extension.packageJSON.version)} on VS Code ${vscode.version} (${vscode.env.appName}, ${vscode.env.uiKind === vscode.UIKind.Web ? 'web' : 'desktop'}${vscode.env.remoteName ? `, remote ${vscode.env.remoteName}` : ''})`,
       `- Store: \`${storeDir}\``,
-      `- Owner's time zone: ${configuredZone()}`,
+      `- Owner's time zone: ${ownerZone()} (setting \`lifeThread.timeZone\`; empty = the extension host's zone)`,
     ].join('\n'),
   );
 
+  const openInChat = (text: string) => vscode.commands.executeCommand('workbench.action.chat.open', { query: `@life ${text}`, isPartialQuery: true });
+  const firer = new HostFirer(deliverAsIs(model, openInChat), async (row) => ({ error: `command runner not available in this build; ${row.id} was due` }));
+  const schedule = new ScheduleFeature(context, storeDir, model, doctor, firer, log);
+  context.subscriptions.push(schedule);
+  registerScheduleCommands(context, schedule);
+  registerScheduleTools(context, schedule);
+
   const handle = async (req: WebviewRequest): Promise<void> => {
     switch (req.method) {
+      case 'runNow':
+        return runNowRow(schedule, req.params.id);
+      case 'move':
+        return moveRow(schedule, req.params.id);
+      case 'remove':
+        return removeRow(schedule, req.params.id);
+      case 'showLog':
+        return showLog(schedule, req.params.id);
       case 'doctor':
         await vscode.commands.executeCommand(COMMANDS.doctor);
         return;
       case 'openPanel':
         await vscode.commands.executeCommand(COMMANDS.openPanel);
         return;
-      default:
-        await vscode.commands.executeCommand(commandFor(req));
+      case 'addReminder':
+        await vscode.commands.executeCommand(COMMANDS.addReminder);
+        return;
+      case 'scheduleCommand':
+        await vscode.commands.executeCommand(COMMANDS.scheduleCommand);
+        return;
     }
   };
 
@@ -57,6 +80,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
   context.subscriptions.push(panel, vscode.commands.registerCommand(COMMANDS.openPanel, () => void panel.show()));
 
   new LifeChat(context);
+
+  await schedule.start();
 
   context.subscriptions.push(
     vscode.window.registerUriHandler({
@@ -68,18 +93,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
 
   const activationMs = performance.now() - t0;
   log.info(`activated in ${activationMs.toFixed(1)} ms; store ${storeDir}`);
-  return { activatedAt: Date.now(), activationMs, storeDir, model, doctor, panel };
-}
-
-function commandFor(req: WebviewRequest): string {
-  switch (req.method) {
-    case 'addReminder':
-      return COMMANDS.addReminder;
-    case 'scheduleCommand':
-      return COMMANDS.scheduleCommand;
-    default:
-      throw new Error(`"${req.method}" is not available yet`);
-  }
+  return { activatedAt: Date.now(), activationMs, storeDir, model, doctor, panel, schedule };
 }
 
 export function deactivate(): void {

@@ -1,0 +1,243 @@
+/**
+ * The dispatcher's transitions over rows (design §2), pure: the clock, tokens and the holder are passed
+ * in. The store applies them under its lock; a second fire is impossible because a claim is one
+ * transition `pending → fired` (or a recurring row's advance) written atomically with its token.
+ */
+import type { Claim, CommandRow, Fact, ReminderRow, ScheduleRow } from './schema';
+import { missedRunsBetween, nextRunAfter } from './time';
+
+export type RowKindOf<R extends ScheduleRow> = R extends CommandRow ? 'command' : 'reminder';
+
+export function kindOf(row: ScheduleRow): 'reminder' | 'command' {
+  return row.id.startsWith('c-') ? 'command' : 'reminder';
+}
+
+export interface Holder {
+  pid: number;
+  /** A window (its VS Code session id) or 'cli'. */
+  window: string;
+}
+
+export interface PassOptions {
+  now: Date;
+  holder: Holder;
+  newToken: () => string;
+  /** Catch-up limits per kind: a row later than this is marked missed instead of run. */
+  maxLatenessMs: { reminder: number; command: number };
+  /** Claims whose holder did not heartbeat for this long are declared dead. */
+  heartbeatStaleMs?: number;
+  /** Claims held by this holder that it no longer runs (e.g. it restarted): declared interrupted at once. */
+  ownLiveTokens?: ReadonlySet<string>;
+  /** Fired or missed one-shot reminders are kept this long for List, then cleaned. */
+  retentionMs?: number;
+}
+
+export const HEARTBEAT_STALE_MS = 120_000;
+export const RETENTION_MS = 24 * 3600_000;
+
+/** A row taken by this pass: the caller fires it after re-reading that `token` is still on the row. */
+export interface ClaimedRun {
+  id: string;
+  token: string;
+  scheduledFor: string;
+  firedAt: string;
+  lateMs: number;
+  missedRuns: number;
+}
+
+export interface PassResult<R extends ScheduleRow> {
+  rows: R[];
+  claimed: ClaimedRun[];
+  /** Rows marked missed (one-shot) or advanced past missed runs (recurring) without running. */
+  missed: { id: string; scheduledFor: string; lateMs: number; missedRuns: number }[];
+  /** Running rows whose holder died: a fact was written for them. */
+  interrupted: string[];
+  /** Rows removed by retention. */
+  cleaned: string[];
+  changed: boolean;
+}
+
+export function isRunning(row: ScheduleRow): boolean {
+  return row.claim !== undefined;
+}
+
+function iso(d: Date): string {
+  return d.toISOString();
+}
+
+function interruptedFact(row: ScheduleRow, reason: string): Fact {
+  const base: Fact = { ...(row.fact ?? {}), interrupted: true, error: reason };
+  return kindOf(row) === 'reminder' ? { ...base, delivered: false } : base;
+}
+
+/**
+ * One pass over a table: clean expired rows, settle dead claims, then claim every due row that is not
+ * running. Recurring rows advance in the same transition and stay pending.
+ */
+export function duePass<R extends ScheduleRow>(rows: readonly R[], opts: PassOptions): PassResult<R> {
+  const now = opts.now;
+  const nowMs = now.getTime();
+  const staleMs = opts.heartbeatStaleMs ?? HEARTBEAT_STALE_MS;
+  const retention = opts.retentionMs ?? RETENTION_MS;
+  const out: R[] = [];
+  const result: PassResult<R> = { rows: out, claimed: [], missed: [], interrupted: [], cleaned: [], changed: false };
+
+  for (const original of rows) {
+    let row: R = original;
+    const kind = kindOf(row);
+
+    // Retention: fired or missed one-shot reminders go after 24 h; command rows stay until removed.
+    if (kind === 'reminder' && row.status !== 'pending' && !row.claim) {
+      const since = Date.parse(row.firedAt ?? row.nextRunAt ?? row.createdAt);
+      if (nowMs - since >= retention) {
+        result.cleaned.push(row.id);
+        result.changed = true;
+        continue;
+      }
+    }
+
+    if (row.claim) {
+      const claim = row.claim;
+      const mine = claim.pid === opts.holder.pid && claim.window === opts.holder.window;
+      const deadByHeartbeat = nowMs - Date.parse(claim.heartbeatAt) > staleMs;
+      const deadMine = mine && opts.ownLiveTokens !== undefined && !opts.ownLiveTokens.has(claim.token);
+      if (deadByHeartbeat || deadMine) {
+        const reason = deadMine
+          ? 'this window restarted before the run recorded a fact'
+          : `the ${claim.window === 'cli' ? 'CLI process' : 'window'} running it (pid ${claim.pid}) stopped before recording a fact`;
+        const { claim: _dropped, ...rest } = row;
+        row = { ...rest, fact: interruptedFact(row, reason) } as R;
+        result.interrupted.push(row.id);
+        result.changed = true;
+      }
+      out.push(row);
+      continue; // a running row is never claimed again until its fact is written
+    }
+
+    if (row.status !== 'pending' || row.nextRunAt === null) {
+      out.push(row);
+      continue;
+    }
+    const due = Date.parse(row.nextRunAt);
+    if (due > nowMs) {
+      out.push(row);
+      continue;
+    }
+
+    // Catch-up: everything whose time passed is taken once; a recurring row that missed several runs runs once.
+    const recurring = row.schedule.kind !== 'once';
+    let scheduledFor = new Date(due);
+    let missedRuns = 0;
+    if (recurring) {
+      const span = missedRunsBetween(row.schedule, new Date(due - 1), now, 100_000);
+      if (span.latest && span.latest.getTime() >= due) {
+        scheduledFor = span.latest;
+        missedRuns = Math.max(0, span.count - 1);
+      }
+    }
+    const lateMs = nowMs - scheduledFor.getTime();
+    const next = recurring ? nextRunAfter(row.schedule, now) : null;
+    const limit = opts.maxLatenessMs[kind];
+
+    if (lateMs > limit) {
+      const fact: Fact = { ...(row.fact ?? {}), lateMs, missedRuns: (row.fact?.missedRuns ?? 0) + missedRuns + 1 };
+      if (!recurring) {
+        row = { ...row, status: 'missed', nextRunAt: null, firedAt: iso(now), fact: { lateMs, missedRuns: 1, error: `missed: ${formatLate(lateMs)} late, past the ${formatLate(limit)} catch-up limit` } } as R;
+      } else {
+        row = { ...row, nextRunAt: next ? iso(next) : null, fact } as R;
+      }
+      result.missed.push({ id: row.id, scheduledFor: iso(scheduledFor), lateMs, missedRuns: missedRuns + 1 });
+      result.changed = true;
+      out.push(row);
+      continue;
+    }
+
+    const token = opts.newToken();
+    const claim: Claim = { token, pid: opts.holder.pid, window: opts.holder.window, heartbeatAt: iso(now), scheduledFor: iso(scheduledFor) };
+    const fact: Fact = missedRuns > 0 ? { lateMs, missedRuns } : { lateMs };
+    const claimed = {
+      ...row,
+      status: recurring && next ? 'pending' : 'fired',
+      nextRunAt: recurring && next ? iso(next) : null,
+      firedAt: iso(now),
+      fact,
+      claim,
+    } as R;
+    if (kind === 'command') {
+      const cmd = claimed as CommandRow;
+      (claimed as CommandRow).runningTimeoutMinutes = cmd.timeoutMinutes;
+    }
+    out.push(claimed);
+    result.claimed.push({ id: row.id, token, scheduledFor: iso(scheduledFor), firedAt: iso(now), lateMs, missedRuns });
+    result.changed = true;
+  }
+  return result;
+}
+
+/** Writes a run's fact, only if the row still exists and still carries this run's token. */
+export function recordFact<R extends ScheduleRow>(rows: readonly R[], id: string, token: string, fact: Fact): { rows: R[]; applied: boolean } {
+  let applied = false;
+  const out = rows.map((row) => {
+    if (row.id !== id || row.claim?.token !== token) return row;
+    applied = true;
+    const { claim: _claim, ...rest } = row;
+    const merged: Fact = { ...(row.fact ?? {}), ...fact };
+    const next = { ...rest, fact: merged } as R;
+    if (kindOf(row) === 'command') delete (next as CommandRow).runningTimeoutMinutes;
+    return next;
+  });
+  return { rows: applied ? out : [...rows], applied };
+}
+
+/** Refreshes the heartbeat of runs this holder still has in flight. */
+export function heartbeat<R extends ScheduleRow>(rows: readonly R[], tokens: ReadonlySet<string>, now: Date): { rows: R[]; changed: boolean } {
+  let changed = false;
+  const out = rows.map((row) => {
+    if (!row.claim || !tokens.has(row.claim.token)) return row;
+    changed = true;
+    return { ...row, claim: { ...row.claim, heartbeatAt: iso(now) } } as R;
+  });
+  return { rows: out, changed };
+}
+
+/** The earliest instant a pass has work: a due row, or a running row whose holder may go stale. */
+export function nextWorkAt(rows: readonly ScheduleRow[], heartbeatStaleMs = HEARTBEAT_STALE_MS): Date | null {
+  let best = Infinity;
+  for (const row of rows) {
+    if (row.claim) {
+      best = Math.min(best, Date.parse(row.claim.heartbeatAt) + heartbeatStaleMs + 1);
+    } else if (row.status === 'pending' && row.nextRunAt) {
+      best = Math.min(best, Date.parse(row.nextRunAt));
+    }
+  }
+  return Number.isFinite(best) ? new Date(best) : null;
+}
+
+/** Make a row due on the next pass; a recurring row keeps its cadence afterwards. */
+export function runNow<R extends ScheduleRow>(row: R, now: Date): { row: R; running: boolean } {
+  const running = isRunning(row);
+  const moved = { ...row, status: 'pending', nextRunAt: iso(now) } as R;
+  return { row: moved, running };
+}
+
+/** Reschedule a row, keeping its id and text; a run in flight keeps its own timeout. */
+export function moveRow<R extends ScheduleRow>(row: R, schedule: R['schedule'], nextRunAt: Date, tz: string, timeoutMinutes?: number): { row: R; running: boolean } {
+  const running = isRunning(row);
+  const moved = { ...row, schedule, tz, status: 'pending', nextRunAt: iso(nextRunAt) } as R;
+  if (kindOf(row) === 'command' && timeoutMinutes !== undefined) {
+    const cmd = moved as CommandRow;
+    if (running && cmd.runningTimeoutMinutes === undefined) cmd.runningTimeoutMinutes = (row as CommandRow).timeoutMinutes;
+    cmd.timeoutMinutes = timeoutMinutes;
+  }
+  return { row: moved, running };
+}
+
+export function formatLate(ms: number): string {
+  const min = Math.round(ms / 60_000);
+  if (min < 1) return `${Math.max(0, Math.round(ms / 1000))} s`;
+  if (min < 120) return `${min} min`;
+  const h = ms / 3600_000;
+  return h < 48 ? `${Math.round(h * 10) / 10} h` : `${Math.round(h / 24)} days`;
+}
+
+export type { ReminderRow, CommandRow };

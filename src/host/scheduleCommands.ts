@@ -1,0 +1,176 @@
+import * as vscode from 'vscode';
+import { InputError } from '../core/errors';
+import { rowSentence } from '../core/rowView';
+import { parseWhen, type RowKind } from '../core/time';
+import { COMMANDS } from '../shared/commands';
+import type { ScheduleFeature } from './scheduleFeature';
+import { ownerZone } from './scheduleFeature';
+
+/** Asks for a time with a live preview of the resolved instant (owner's zone and UTC) under the box. */
+export async function askWhen(kind: RowKind, title: string, initial = ''): Promise<{ when?: string; cron?: string } | undefined> {
+  const tz = ownerZone();
+  const box = vscode.window.createInputBox();
+  box.title = title;
+  box.placeholder = kind === 'reminder' ? 'in 20 minutes · tomorrow at 9 · every weekday at 09:00 · cron 0 9 * * 1-5' : 'in 10 minutes · every 30m · every day at 02:00 · cron */5 * * * *';
+  box.value = initial;
+  box.ignoreFocusOut = true;
+  const preview = (value: string): boolean => {
+    const v = value.trim();
+    if (!v) {
+      box.validationMessage = undefined;
+      box.prompt = `Times are read in ${tz}.`;
+      return false;
+    }
+    try {
+      const input = v.toLowerCase().startsWith('cron ') ? { cron: v.slice(5).trim() } : { when: v };
+      const parsed = parseWhen({ ...input, tz, kind, now: new Date() });
+      box.validationMessage = undefined;
+      box.prompt = parsed.description;
+      return true;
+    } catch (err) {
+      box.prompt = undefined;
+      box.validationMessage = err instanceof InputError ? err.reason : String(err);
+      return false;
+    }
+  };
+  preview(box.value);
+  return new Promise((resolve) => {
+    let done = false;
+    box.onDidChangeValue(preview);
+    box.onDidAccept(() => {
+      if (!preview(box.value)) return;
+      const v = box.value.trim();
+      done = true;
+      resolve(v.toLowerCase().startsWith('cron ') ? { cron: v.slice(5).trim() } : { when: v });
+      box.hide();
+    });
+    box.onDidHide(() => {
+      if (!done) resolve(undefined);
+      box.dispose();
+    });
+    box.show();
+  });
+}
+
+function workspaceRoot(): string | undefined {
+  return vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+}
+
+export function registerScheduleCommands(context: vscode.ExtensionContext, feature: ScheduleFeature): void {
+  const store = feature.store;
+  const after = async <T>(work: Promise<T>): Promise<T> => {
+    const result = await work;
+    feature.dispatcher.requestPass();
+    await feature.refresh();
+    return result;
+  };
+  const fail = (err: unknown) => {
+    void vscode.window.showErrorMessage(`Life Thread: ${err instanceof Error ? err.message : String(err)}`);
+  };
+
+  context.subscriptions.push(
+    vscode.commands.registerCommand(COMMANDS.addReminder, async (args?: { text?: string; when?: string; cron?: string }) => {
+      try {
+        const text =
+          args?.text ??
+          (await vscode.window.showInputBox({
+            title: 'Add Reminder (1/2): what should the agent do?',
+            prompt: 'The text is a prompt the agent runs at the due time, e.g. "check the nightly build and tell me what failed".',
+            ignoreFocusOut: true,
+            validateInput: (v) => (v.trim() ? (v.length > 4000 ? 'At most 4,000 characters.' : undefined) : 'Say what the reminder is for.'),
+          }));
+        if (!text) return undefined;
+        const when = args?.when || args?.cron ? { when: args.when, cron: args.cron } : await askWhen('reminder', 'Add Reminder (2/2): when?');
+        if (!when) return undefined;
+        const folder = workspaceRoot();
+        const added = await after(store.addReminder({ text, ...when, tz: ownerZone(), now: new Date(), ...(folder ? { destination: { folder } } : {}) }));
+        void vscode.window.showInformationMessage(`Reminder ${added.row.id}: ${added.description}.`);
+        return added.row;
+      } catch (err) {
+        fail(err);
+        return undefined;
+      }
+    }),
+    vscode.commands.registerCommand(COMMANDS.scheduleCommand, async (args?: { command?: string; when?: string; cron?: string; timeoutMinutes?: number }) => {
+      try {
+        const cwd = workspaceRoot();
+        if (!cwd) throw new Error('open a folder first: a scheduled command runs from the workspace root');
+        const command =
+          args?.command ??
+          (await vscode.window.showInputBox({
+            title: 'Schedule Command (1/2): which shell command?',
+            prompt: `Runs in bash from ${cwd}, in its own process group, with a timeout (default 2 min).`,
+            ignoreFocusOut: true,
+            validateInput: (v) => (v.trim() ? (v.includes('\0') ? 'The command contains a NUL byte.' : undefined) : 'Type a command, e.g. npm test'),
+          }));
+        if (!command) return undefined;
+        const when = args?.when || args?.cron ? { when: args.when, cron: args.cron } : await askWhen('command', 'Schedule Command (2/2): when?');
+        if (!when) return undefined;
+        const added = await after(store.addCommand({ command, cwd, ...when, tz: ownerZone(), now: new Date(), timeoutMinutes: args?.timeoutMinutes }));
+        void vscode.window.showInformationMessage(`Command ${added.row.id}: ${added.description}.`);
+        return added.row;
+      } catch (err) {
+        fail(err);
+        return undefined;
+      }
+    }),
+    vscode.commands.registerCommand(COMMANDS.listSchedule, async () => {
+      await feature.refresh();
+      const now = new Date();
+      const rows = feature.currentRows;
+      if (rows.length === 0) {
+        const pick = await vscode.window.showInformationMessage(`Nothing scheduled. ${feature.health(now).line}.`, 'Add Reminder');
+        if (pick) await vscode.commands.executeCommand(COMMANDS.addReminder);
+        return rows;
+      }
+      const items = rows.map((r) => ({
+        label: `${'command' in r ? '$(terminal)' : '$(bell)'} ${'command' in r ? r.command : r.text}`.slice(0, 120),
+        description: r.id,
+        detail: rowSentence(r, now),
+        id: r.id,
+      }));
+      const pick = await vscode.window.showQuickPick(items, { title: `Life Thread schedule — ${feature.health(now).line}`, matchOnDetail: true, placeHolder: 'Pick a row to act on it' });
+      if (!pick) return rows;
+      const action = await vscode.window.showQuickPick(['Run now', 'Move…', 'Remove', 'Show log'], { title: pick.description });
+      if (action === 'Run now') await runNowRow(feature, pick.id);
+      if (action === 'Move…') await moveRow(feature, pick.id);
+      if (action === 'Remove') await removeRow(feature, pick.id);
+      if (action === 'Show log') await showLog(feature, pick.id);
+      return rows;
+    }),
+  );
+}
+
+export async function runNowRow(feature: ScheduleFeature, id: string): Promise<void> {
+  const r = await feature.store.runNow(id, new Date());
+  feature.dispatcher.requestPass();
+  await feature.refresh();
+  void vscode.window.showInformationMessage(r.running ? `${id} is running now; it runs again after this run ends.` : `${id} runs on the next pass.`);
+}
+
+export async function moveRow(feature: ScheduleFeature, id: string): Promise<void> {
+  const when = await askWhen(id.startsWith('c-') ? 'command' : 'reminder', `Move ${id}: new time`);
+  if (!when) return;
+  const moved = await feature.store.move(id, { ...when, tz: ownerZone(), now: new Date() });
+  feature.dispatcher.requestPass();
+  await feature.refresh();
+  void vscode.window.showInformationMessage(`${id} moved: ${moved.description}${moved.running ? ' (it is running now: the change applies after this run)' : ''}.`);
+}
+
+export async function removeRow(feature: ScheduleFeature, id: string): Promise<void> {
+  const ok = await vscode.window.showWarningMessage(`Remove ${id}? This cannot be undone.`, { modal: true }, 'Remove');
+  if (ok !== 'Remove') return;
+  await feature.store.remove(id);
+  await feature.refresh();
+}
+
+export async function showLog(feature: ScheduleFeature, id: string): Promise<void> {
+  const uri = vscode.Uri.joinPath(vscode.Uri.file(feature.storeDir), 'logs', `${id}.log`);
+  try {
+    await vscode.workspace.fs.stat(uri);
+  } catch {
+    void vscode.window.showInformationMessage(`${id} has no run log yet.`);
+    return;
+  }
+  await vscode.window.showTextDocument(uri, { preview: true });
+}

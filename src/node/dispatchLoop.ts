@@ -1,0 +1,154 @@
+/**
+ * The dispatcher's loop (design §2), free of `vscode` so it runs the same in the extension host, in
+ * benchmarks and in unit tests with a fake clock: one timer armed at the earliest work (clamped to
+ * 60 s), re-armed after every pass; passes never overlap; claimed runs are fired and tracked so their
+ * heartbeat is kept and a restarted holder is recognised.
+ */
+import type { ClaimedRun, Holder } from '../core/dispatch';
+import { fireClaimed, type Firer, type FiredOutcome } from './fire';
+import type { PassOutcome, ScheduleStore } from './schedule';
+
+export const MAX_SLEEP_MS = 60_000;
+export const HEARTBEAT_EVERY_MS = 30_000;
+
+export interface Timers {
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+export const realTimers: Timers = {
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
+};
+
+export interface LoopOptions {
+  store: ScheduleStore;
+  firer: Firer;
+  holder: Holder;
+  limits: () => { reminder: number; command: number };
+  now?: () => Date;
+  timers?: Timers;
+  onPass?: (outcome: PassOutcome) => void;
+  onError?: (err: unknown) => void;
+  onFired?: (outcome: FiredOutcome) => void;
+  /** Called after every pass, successful or not. */
+  onSettled?: () => void;
+}
+
+export class DispatchLoop {
+  private timer: unknown;
+  private heartbeatTimer: unknown;
+  private passing: Promise<void> | undefined;
+  private again = false;
+  private stopped = true;
+  private readonly running = new Map<string, ClaimedRun>();
+  private readonly now: () => Date;
+  private readonly timers: Timers;
+  lastPassAt: Date | null = null;
+  nextWorkAt: Date | null = null;
+  passes = 0;
+  lastError: unknown = null;
+
+  constructor(private readonly opts: LoopOptions) {
+    this.now = opts.now ?? (() => new Date());
+    this.timers = opts.timers ?? realTimers;
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.scheduleHeartbeat();
+    this.requestPass();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer !== undefined) this.timers.clearTimeout(this.timer);
+    if (this.heartbeatTimer !== undefined) this.timers.clearTimeout(this.heartbeatTimer);
+    this.timer = undefined;
+    this.heartbeatTimer = undefined;
+  }
+
+  get runningCount(): number {
+    return this.running.size;
+  }
+
+  /** Asks for a pass now; coalesced with one in flight. */
+  requestPass(): void {
+    if (this.stopped) return;
+    if (this.passing) {
+      this.again = true;
+      return;
+    }
+    this.passing = this.pass().finally(() => {
+      this.passing = undefined;
+      if (this.again) {
+        this.again = false;
+        this.requestPass();
+      }
+    });
+  }
+
+  /** Resolves when no pass is in flight. */
+  async settle(): Promise<void> {
+    while (this.passing) await this.passing;
+  }
+
+  /** Resolves when every fired run has recorded its fact. */
+  async drain(): Promise<void> {
+    while (this.running.size > 0 || this.passing) {
+      await this.settle();
+      if (this.running.size > 0) await new Promise((r) => setImmediate(r));
+    }
+  }
+
+  private async pass(): Promise<void> {
+    const { store, holder } = this.opts;
+    const now = this.now();
+    try {
+      const outcome = await store.pass({ now, holder, limits: this.opts.limits(), ownLiveTokens: new Set([...this.running.values()].map((r) => r.token)) });
+      this.lastPassAt = now;
+      this.passes++;
+      this.lastError = null;
+      for (const run of [...outcome.reminders.claimed, ...outcome.commands.claimed]) this.fire(run);
+      this.nextWorkAt = await store.nextWorkAt();
+      this.opts.onPass?.(outcome);
+    } catch (err) {
+      this.lastError = err;
+      this.opts.onError?.(err);
+    } finally {
+      this.arm();
+      this.opts.onSettled?.();
+    }
+  }
+
+  private fire(run: ClaimedRun): void {
+    this.running.set(run.token, run);
+    void fireClaimed(this.opts.store, this.opts.firer, run)
+      .then((outcome) => this.opts.onFired?.(outcome))
+      .catch((err: unknown) => this.opts.onError?.(err))
+      .finally(() => {
+        this.running.delete(run.token);
+        this.requestPass();
+      });
+  }
+
+  private arm(): void {
+    if (this.stopped) return;
+    if (this.timer !== undefined) this.timers.clearTimeout(this.timer);
+    const next = this.nextWorkAt;
+    const delay = next && !this.lastError ? Math.min(MAX_SLEEP_MS, Math.max(0, next.getTime() - this.now().getTime())) : MAX_SLEEP_MS;
+    this.timer = this.timers.setTimeout(() => {
+      this.timer = undefined;
+      this.requestPass();
+    }, delay);
+  }
+
+  private scheduleHeartbeat(): void {
+    if (this.stopped) return;
+    this.heartbeatTimer = this.timers.setTimeout(() => {
+      const tokens = new Set(this.running.keys());
+      const done = tokens.size ? this.opts.store.heartbeat(tokens, this.now()).catch((err: unknown) => this.opts.onError?.(err)) : Promise.resolve();
+      void done.finally(() => this.scheduleHeartbeat());
+    }, HEARTBEAT_EVERY_MS);
+  }
+}

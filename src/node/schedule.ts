@@ -1,0 +1,244 @@
+/**
+ * The durable schedule over the two tables (design §2): add, list, remove, move and run-now of
+ * reminders and command rows, and the dispatcher's pass. Shared by the extension host and the CLI.
+ */
+import { InputError } from '../core/errors';
+import { duePass, heartbeat, kindOf, moveRow, nextWorkAt, recordFact, runNow, type ClaimedRun, type Holder, type PassResult } from '../core/dispatch';
+import { commandRowSchema, reminderRowSchema, TEXT_LIMITS, type CommandRow, type Fact, type ReminderRow, type ScheduleRow } from '../core/schema';
+import { describeSchedule, parseWhen, validateZone } from '../core/time';
+import type { FsSeam } from './fs-seam';
+import { newId, randomBase36 } from './ids';
+import { Table, touchPulse, type TableSnapshot } from './store';
+
+export const DEFAULT_TIMEOUT_MINUTES = 2;
+export const DEFAULT_LIMITS = { reminder: 12 * 3600_000, command: 3600_000 };
+
+export interface StoreOptions {
+  dir: string;
+  fs?: FsSeam;
+  lockWaitMs?: number;
+  lockStaleMs?: number;
+}
+
+/** Field names as the caller spells them (the CLI says `timeout-minutes`, a tool `timeout_minutes`). */
+export interface FieldNames {
+  when?: string;
+  cron?: string;
+  tz?: string;
+  timeoutMinutes?: string;
+  text?: string;
+  command?: string;
+  id?: string;
+}
+
+export interface TimeInput {
+  when?: string;
+  cron?: string;
+  tz: string;
+  now: Date;
+}
+
+export interface Described<R> {
+  row: R;
+  /** "Once, Fri 3 Oct 09:00 CEST (07:00Z), in 2 h 14 min" */
+  description: string;
+  /** True when the row was running: the change applies after the run. */
+  running?: boolean;
+}
+
+export interface PassOutcome {
+  reminders: PassResult<ReminderRow>;
+  commands: PassResult<CommandRow>;
+}
+
+export class ScheduleStore {
+  readonly dir: string;
+  readonly reminders: Table<ReminderRow>;
+  readonly commands: Table<CommandRow>;
+  private readonly fs: FsSeam | undefined;
+
+  constructor(opts: StoreOptions) {
+    this.dir = opts.dir;
+    this.fs = opts.fs;
+    const common = { dir: opts.dir, fs: opts.fs, lockWaitMs: opts.lockWaitMs, lockStaleMs: opts.lockStaleMs };
+    this.reminders = new Table<ReminderRow>({ ...common, name: 'reminders', rowSchema: reminderRowSchema });
+    this.commands = new Table<CommandRow>({ ...common, name: 'schedule-commands', rowSchema: commandRowSchema });
+  }
+
+  tableFor(id: string): Table<ReminderRow> | Table<CommandRow> {
+    return id.startsWith('c-') ? this.commands : this.reminders;
+  }
+
+  async addReminder(input: TimeInput & { text: string; destination?: ReminderRow['destination'] }, names: FieldNames = {}): Promise<Described<ReminderRow>> {
+    const text = checkText(input.text, names.text ?? 'text', TEXT_LIMITS.text);
+    const tz = validateZone(input.tz, names.tz ?? 'tz');
+    const parsed = parseWhen({ when: input.when, cron: input.cron, tz, kind: 'reminder', now: input.now, whenField: names.when ?? 'when', cronField: names.cron ?? 'cron' });
+    const row: ReminderRow = {
+      id: newId('r'),
+      text,
+      schedule: parsed.schedule,
+      tz,
+      status: 'pending',
+      nextRunAt: parsed.nextRunAt.toISOString(),
+      createdAt: input.now.toISOString(),
+      ...(input.destination ? { destination: input.destination } : {}),
+    };
+    await this.reminders.update((rows) => ({ rows: [...rows, row], result: undefined }));
+    return { row, description: parsed.description };
+  }
+
+  async addCommand(input: TimeInput & { command: string; cwd: string; timeoutMinutes?: number }, names: FieldNames = {}): Promise<Described<CommandRow>> {
+    const command = checkText(input.command, names.command ?? 'command', TEXT_LIMITS.command);
+    if (command.includes('\0')) throw new InputError(names.command ?? 'command', 'contains a NUL byte');
+    const timeoutMinutes = checkTimeout(input.timeoutMinutes ?? DEFAULT_TIMEOUT_MINUTES, names.timeoutMinutes ?? 'timeout_minutes');
+    const tz = validateZone(input.tz, names.tz ?? 'tz');
+    const parsed = parseWhen({ when: input.when, cron: input.cron, tz, kind: 'command', now: input.now, whenField: names.when ?? 'when', cronField: names.cron ?? 'cron' });
+    const row: CommandRow = {
+      id: newId('c'),
+      command,
+      cwd: input.cwd,
+      timeoutMinutes,
+      schedule: parsed.schedule,
+      tz,
+      status: 'pending',
+      nextRunAt: parsed.nextRunAt.toISOString(),
+      createdAt: input.now.toISOString(),
+    };
+    await this.commands.update((rows) => ({ rows: [...rows, row], result: undefined }));
+    return { row, description: parsed.description };
+  }
+
+  async listReminders(): Promise<TableSnapshot<ReminderRow>> {
+    return this.reminders.read();
+  }
+
+  async listCommands(): Promise<TableSnapshot<CommandRow>> {
+    return this.commands.read();
+  }
+
+  async get(id: string): Promise<ScheduleRow | undefined> {
+    const snap = await this.tableFor(id).read();
+    return (snap.rows as ScheduleRow[]).find((r) => r.id === id);
+  }
+
+  /** Removes a row. Unknown id → InputError naming the field. */
+  async remove(id: string, names: FieldNames = {}): Promise<ScheduleRow> {
+    checkId(id, names.id ?? 'id');
+    const table = this.tableFor(id) as Table<ScheduleRow>;
+    const removed = await table.update((rows) => {
+      const found = rows.find((r) => r.id === id);
+      if (!found) throw unknownId(id, names.id ?? 'id');
+      return { rows: rows.filter((r) => r.id !== id), result: found };
+    });
+    return removed;
+  }
+
+  async move(id: string, input: TimeInput & { timeoutMinutes?: number }, names: FieldNames = {}): Promise<Described<ScheduleRow>> {
+    checkId(id, names.id ?? 'id');
+    const kind = id.startsWith('c-') ? 'command' : 'reminder';
+    const tz = validateZone(input.tz, names.tz ?? 'tz');
+    const parsed = parseWhen({ when: input.when, cron: input.cron, tz, kind, now: input.now, whenField: names.when ?? 'when', cronField: names.cron ?? 'cron' });
+    const timeout = input.timeoutMinutes === undefined ? undefined : checkTimeout(input.timeoutMinutes, names.timeoutMinutes ?? 'timeout_minutes');
+    if (kind === 'reminder' && timeout !== undefined) throw new InputError(names.timeoutMinutes ?? 'timeout_minutes', 'applies to command rows only');
+    const table = this.tableFor(id) as Table<ScheduleRow>;
+    return table.update((rows) => {
+      const found = rows.find((r) => r.id === id);
+      if (!found) throw unknownId(id, names.id ?? 'id');
+      const moved = moveRow(found, parsed.schedule, parsed.nextRunAt, tz, timeout);
+      return {
+        rows: rows.map((r) => (r.id === id ? moved.row : r)),
+        result: { row: moved.row, description: parsed.description, running: moved.running },
+      };
+    });
+  }
+
+  async runNow(id: string, now: Date, names: FieldNames = {}): Promise<Described<ScheduleRow>> {
+    checkId(id, names.id ?? 'id');
+    const table = this.tableFor(id) as Table<ScheduleRow>;
+    return table.update((rows) => {
+      const found = rows.find((r) => r.id === id);
+      if (!found) throw unknownId(id, names.id ?? 'id');
+      const moved = runNow(found, now);
+      return {
+        rows: rows.map((r) => (r.id === id ? moved.row : r)),
+        result: { row: moved.row, description: describeSchedule(found.schedule, now, found.tz, now), running: moved.running },
+      };
+    });
+  }
+
+  /** One dispatcher pass over both tables: clean, settle dead runs, claim due rows. Touches the pulse. */
+  async pass(opts: { now: Date; holder: Holder; limits?: { reminder: number; command: number }; ownLiveTokens?: ReadonlySet<string> }): Promise<PassOutcome> {
+    const common = {
+      now: opts.now,
+      holder: opts.holder,
+      newToken: () => randomBase36(16),
+      maxLatenessMs: opts.limits ?? DEFAULT_LIMITS,
+      ownLiveTokens: opts.ownLiveTokens,
+    };
+    const reminders = await this.reminders.update((rows) => {
+      const r = duePass(rows, common);
+      return { rows: r.changed ? r.rows : rows, result: r };
+    });
+    const commands = await this.commands.update((rows) => {
+      const r = duePass(rows, common);
+      return { rows: r.changed ? r.rows : rows, result: r };
+    });
+    await touchPulse(this.dir, this.fs, opts.now);
+    return { reminders, commands };
+  }
+
+  /** Re-reads the row and returns it only if this run's token is still on it (the claim was not lost). */
+  async verifyClaim(run: ClaimedRun): Promise<ScheduleRow | undefined> {
+    const snap = await this.tableFor(run.id).read();
+    return (snap.rows as ScheduleRow[]).find((r) => r.id === run.id && r.claim?.token === run.token);
+  }
+
+  /** Writes a run's fact if the row still exists with this run's token; false otherwise (removed meanwhile). */
+  async recordFact(id: string, token: string, fact: Fact): Promise<boolean> {
+    const table = this.tableFor(id) as Table<ScheduleRow>;
+    return table.update((rows) => {
+      const r = recordFact(rows, id, token, fact);
+      return { rows: r.applied ? r.rows : rows, result: r.applied };
+    });
+  }
+
+  async heartbeat(tokens: ReadonlySet<string>, now: Date): Promise<void> {
+    if (tokens.size === 0) return;
+    for (const table of [this.reminders, this.commands] as Table<ScheduleRow>[]) {
+      await table.update((rows) => {
+        const r = heartbeat(rows, tokens, now);
+        return { rows: r.changed ? r.rows : rows, result: undefined };
+      });
+    }
+  }
+
+  /** When the next pass has work, from both tables as they are on disk. */
+  async nextWorkAt(): Promise<Date | null> {
+    const [r, c] = await Promise.all([this.reminders.read(), this.commands.read()]);
+    return nextWorkAt([...r.rows, ...c.rows]);
+  }
+}
+
+function checkText(value: string, field: string, max: number): string {
+  const text = value.trim();
+  if (!text) throw new InputError(field, 'is empty');
+  if (text.length > max) throw new InputError(field, `is ${text.length} characters; at most ${max}`);
+  return text;
+}
+
+function checkTimeout(value: number, field: string): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 60) {
+    throw new InputError(field, `must be a whole number of minutes from 1 to 60, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+function checkId(id: string, field: string): void {
+  if (!/^[rc]-[A-Za-z0-9_-]{1,40}$/.test(id)) throw new InputError(field, `'${id}' is not a reminder (r-…) or command (c-…) id`);
+}
+
+function unknownId(id: string, field: string): InputError {
+  return new InputError(field, `no ${id.startsWith('c-') ? 'command' : 'reminder'} with id ${id}`);
+}
+
+export { kindOf };
