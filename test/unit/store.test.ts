@@ -1,0 +1,757 @@
+/**
+ * The durable table store: every "File format" case of faults.md, injected disk faults, the lock
+ * (stale take-over, wait limit, a lock lost while held), stray temp files, the pulse and ids.
+ */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { commandRowSchema, reminderRowSchema, type CommandRow, type ReminderRow } from '../../src/core/schema';
+import { faultyFs, nodeFs, type Fault, type FsSeam } from '../../src/node/fs-seam';
+import { newId } from '../../src/node/ids';
+import { DEFAULT_MAX_FILE_BYTES, readPulse, StoreError, Table, touchPulse, type StoreErrorCode, type TableOptions } from '../../src/node/store';
+
+let root = '';
+let seq = 0;
+before(() => {
+  root = fs.mkdtempSync(path.join(os.tmpdir(), 'lt-store-'));
+});
+after(() => {
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+function freshDir(): string {
+  const d = path.join(root, `t${++seq}`);
+  fs.mkdirSync(d);
+  return d;
+}
+
+const AT = '2026-10-03T07:00:00.000Z';
+
+function reminder(id: string, over: Record<string, unknown> = {}): ReminderRow & Record<string, unknown> {
+  return { id, text: 'hi', schedule: { kind: 'once', at: AT }, tz: 'Europe/Berlin', status: 'pending', nextRunAt: AT, createdAt: '2026-10-01T07:00:00.000Z', ...over };
+}
+
+function command(id: string, over: Record<string, unknown> = {}): CommandRow & Record<string, unknown> {
+  return { ...reminder(id), text: undefined, command: 'echo hi', cwd: '/tmp', timeoutMinutes: 2, ...over } as CommandRow & Record<string, unknown>;
+}
+
+function reminders(dir: string, opts: Partial<TableOptions<ReminderRow>> = {}): Table<ReminderRow> {
+  return new Table<ReminderRow>({ dir, name: 'reminders', rowSchema: reminderRowSchema, ...opts });
+}
+
+function writeTable(dir: string, content: string | Buffer, name = 'reminders.json'): Buffer {
+  const buf = typeof content === 'string' ? Buffer.from(content) : content;
+  fs.writeFileSync(path.join(dir, name), buf);
+  return buf;
+}
+
+function tableText(rows: unknown[], schemaVersion = 1): string {
+  return JSON.stringify({ schemaVersion, rows });
+}
+
+function readJson(file: string): unknown {
+  return JSON.parse(fs.readFileSync(file, 'utf8'));
+}
+
+function listing(dir: string): string[] {
+  return fs.readdirSync(dir).sort();
+}
+
+function temps(dir: string): string[] {
+  return fs.readdirSync(dir).filter((n) => n.endsWith('.tmp'));
+}
+
+async function rejectsWith(p: Promise<unknown>, code: StoreErrorCode, ...fragments: (string | RegExp)[]): Promise<StoreError> {
+  let caught: unknown;
+  try {
+    await p;
+  } catch (e) {
+    caught = e;
+  }
+  assert.ok(caught instanceof StoreError, `expected a StoreError '${code}', got ${String(caught)}`);
+  assert.equal(caught.code, code, caught.message);
+  for (const f of fragments) {
+    if (typeof f === 'string') assert.ok(caught.message.includes(f), `message lacks ${JSON.stringify(f)}: ${caught.message}`);
+    else assert.match(caught.message, f);
+  }
+  return caught;
+}
+
+const keep = <R>(rows: R[]): { rows: R[]; result: undefined } => ({ rows, result: undefined });
+const add =
+  <R>(row: R) =>
+  (rows: R[]): { rows: R[]; result: undefined } => ({ rows: [...rows, row], result: undefined });
+
+describe('store: missing directory and file', () => {
+  it('reads a missing directory as an empty table without creating it', async () => {
+    const dir = path.join(root, `missing-${++seq}`, 'deeper');
+    const snap = await reminders(dir).read();
+    assert.deepEqual(snap, { rows: [], quarantined: [], schemaVersion: 1, state: 'missing' });
+    assert.equal(fs.existsSync(dir), false);
+  });
+
+  it('creates the directory and an empty table under the lock on the first update', async () => {
+    const dir = path.join(root, `missing-${++seq}`, 'deeper');
+    const t = reminders(dir);
+    const seen = await t.update((rows) => ({ rows, result: rows.length }));
+    assert.equal(seen, 0);
+    assert.deepEqual(readJson(t.file), { schemaVersion: 1, rows: [] });
+    assert.deepEqual(listing(dir), ['reminders.json']);
+    assert.equal((await t.read()).state, 'ok');
+  });
+
+  it('creates a missing file in an existing directory with the first row', async () => {
+    const dir = freshDir();
+    const t = reminders(dir);
+    await t.update(add(reminder('r-a')));
+    assert.deepEqual((await t.read()).rows, [reminder('r-a')]);
+    assert.deepEqual(listing(dir), ['reminders.json']);
+  });
+});
+
+describe('store: a file that does not parse is corrupt and never touched', () => {
+  const valid = tableText([reminder('r-a'), reminder('r-b')]);
+  const cases: [string, Buffer, string][] = [
+    ['empty', Buffer.alloc(0), 'empty'],
+    ['NUL-filled', Buffer.alloc(4096), 'NUL'],
+    ['truncated', Buffer.from(valid.slice(0, Math.floor(valid.length / 2))), 'not valid JSON'],
+    ['trailing garbage', Buffer.from(`${valid}\n}garbage`), 'not valid JSON'],
+    ['trailing NULs', Buffer.concat([Buffer.from(valid), Buffer.alloc(64)]), 'not valid JSON'],
+    ['not JSON', Buffer.from('hello, world'), 'not valid JSON'],
+    ['whitespace only', Buffer.from('  \n\t '), 'whitespace'],
+    ['invalid UTF-8', Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), 'UTF-8'],
+  ];
+  for (const [label, bytes, fragment] of cases) {
+    it(`${label}: read and update refuse, the file stays byte for byte at its path`, async () => {
+      const dir = freshDir();
+      writeTable(dir, bytes);
+      const before = listing(dir);
+      const t = reminders(dir);
+      await rejectsWith(t.read(), 'corrupt', fragment, t.file, 'untouched');
+      let called = false;
+      await rejectsWith(
+        t.update((rows) => {
+          called = true;
+          return keep(rows);
+        }),
+        'corrupt',
+        fragment,
+      );
+      assert.equal(called, false);
+      assert.deepEqual(fs.readFileSync(t.file), bytes);
+      assert.deepEqual(listing(dir), before, 'not renamed aside, nothing written beside it, lock released');
+    });
+  }
+});
+
+describe('store: BOM and wrong shape', () => {
+  it('strips a UTF-8 BOM and writes the file back without one', async () => {
+    const dir = freshDir();
+    writeTable(dir, `\uFEFF${tableText([reminder('r-a')])}`);
+    const t = reminders(dir);
+    assert.deepEqual((await t.read()).rows, [reminder('r-a')]);
+    await t.update(add(reminder('r-b')));
+    const bytes = fs.readFileSync(t.file);
+    assert.notEqual(bytes[0], 0xef);
+    assert.equal((await t.read()).rows.length, 2);
+  });
+
+  const shapes: [string, string, string][] = [
+    ['rows not an array', JSON.stringify({ schemaVersion: 1, rows: { a: 1 } }), 'rows'],
+    ['rows null', JSON.stringify({ schemaVersion: 1, rows: null }), 'rows'],
+    ['rows missing', JSON.stringify({ schemaVersion: 1 }), 'rows'],
+    ['schemaVersion missing', JSON.stringify({ rows: [] }), 'schemaVersion'],
+    ['schemaVersion a string', JSON.stringify({ schemaVersion: '1', rows: [] }), 'schemaVersion'],
+    ['schemaVersion fractional', JSON.stringify({ schemaVersion: 1.5, rows: [] }), 'schemaVersion'],
+    ['schemaVersion negative', JSON.stringify({ schemaVersion: -1, rows: [] }), 'schemaVersion'],
+    ['top level an array', JSON.stringify([reminder('r-a')]), 'top level'],
+    ['top level null', 'null', 'top level'],
+    ['unknown top-level key', JSON.stringify({ schemaVersion: 1, rows: [], extra: true }), '"extra"'],
+    ['top-level __proto__', '{"schemaVersion":1,"rows":[],"__proto__":{"x":1}}', '"__proto__"'],
+  ];
+  for (const [label, text, field] of shapes) {
+    it(`${label}: error names ${field}, the file stays byte-identical`, async () => {
+      const dir = freshDir();
+      const bytes = writeTable(dir, text);
+      const t = reminders(dir);
+      await rejectsWith(t.read(), 'shape', field);
+      await rejectsWith(t.update(add(reminder('r-z'))), 'shape', field);
+      assert.deepEqual(fs.readFileSync(t.file), bytes);
+      assert.deepEqual(listing(dir), ['reminders.json']);
+    });
+  }
+});
+
+describe('store: schema versions', () => {
+  it('a newer file is an error naming both versions; update leaves it byte-identical', async () => {
+    const dir = freshDir();
+    const bytes = writeTable(dir, JSON.stringify({ schemaVersion: 2, rows: [{ id: 'r-a', future: true }], moreStuff: {} }, null, 2));
+    const mtime = fs.statSync(path.join(dir, 'reminders.json')).mtimeMs;
+    const t = reminders(dir);
+    await rejectsWith(t.read(), 'newer', 'schemaVersion 2', 'schemaVersion 1');
+    let called = false;
+    await rejectsWith(
+      t.update((rows) => {
+        called = true;
+        return keep(rows);
+      }),
+      'newer',
+    );
+    assert.equal(called, false);
+    assert.deepEqual(fs.readFileSync(t.file), bytes);
+    assert.equal(fs.statSync(t.file).mtimeMs, mtime);
+    assert.deepEqual(listing(dir), ['reminders.json']);
+  });
+
+  // Version 1 is the first real one; a fake v0 (rows with `message` instead of `text`) exercises the hook.
+  const v0Row = (id: string): Record<string, unknown> => {
+    const { text, ...rest } = reminder(id);
+    return { ...rest, message: text };
+  };
+  const migrations = {
+    0: (rows: unknown[]): unknown[] =>
+      rows.map((r) => {
+        if (typeof r !== 'object' || r === null || !('message' in r)) return r;
+        const { message, ...rest } = r as Record<string, unknown>;
+        return { ...rest, text: message };
+      }),
+  };
+
+  it('an older file reads migrated in memory and stays untouched by a read', async () => {
+    const dir = freshDir();
+    const bytes = writeTable(dir, tableText([v0Row('r-a')], 0));
+    const snap = await reminders(dir, { migrations }).read();
+    assert.equal(snap.schemaVersion, 0);
+    assert.deepEqual(snap.rows, [reminder('r-a')]);
+    assert.deepEqual(fs.readFileSync(path.join(dir, 'reminders.json')), bytes);
+  });
+
+  it('an older file is backed up, then migrated under the lock, idempotently', async () => {
+    const dir = freshDir();
+    const bytes = writeTable(dir, tableText([v0Row('r-a'), v0Row('r-b')], 0));
+    const t = reminders(dir, { migrations });
+    // A no-op update still writes: the migrated table must reach the disk.
+    await t.update(keep);
+    const backup = path.join(dir, 'reminders.v0.bak.json');
+    assert.deepEqual(fs.readFileSync(backup), bytes);
+    assert.deepEqual(readJson(t.file), { schemaVersion: 1, rows: [reminder('r-a'), reminder('r-b')] });
+
+    const migrated = fs.readFileSync(t.file);
+    await t.update(keep);
+    assert.deepEqual(fs.readFileSync(t.file), migrated, 'a second run changes nothing');
+    assert.deepEqual(listing(dir), ['reminders.json', 'reminders.v0.bak.json']);
+
+    // A crash after the backup and before the rename: the same v0 file again, the backup already there.
+    writeTable(dir, bytes);
+    await t.update(keep);
+    assert.deepEqual(fs.readFileSync(t.file), migrated);
+    assert.deepEqual(listing(dir), ['reminders.json', 'reminders.v0.bak.json']);
+    assert.deepEqual(fs.readFileSync(backup), bytes);
+  });
+
+  it('an older file with no migration path is refused and untouched', async () => {
+    const dir = freshDir();
+    const bytes = writeTable(dir, tableText([v0Row('r-a')], 0));
+    const t = reminders(dir);
+    await rejectsWith(t.read(), 'shape', 'no migration from version 0');
+    await rejectsWith(t.update(keep), 'shape', 'no migration');
+    assert.deepEqual(fs.readFileSync(t.file), bytes);
+    assert.deepEqual(listing(dir), ['reminders.json']);
+  });
+});
+
+describe('store: row validation and quarantine', () => {
+  it('a row with an unknown key is quarantined verbatim, the others work, the quarantine file is written at the next update', async () => {
+    const dir = freshDir();
+    const odd = reminder('r-odd', { colour: 'blue' });
+    writeTable(dir, tableText([reminder('r-a'), odd, reminder('r-b')]));
+    const t = reminders(dir);
+    const snap = await t.read();
+    assert.deepEqual(
+      snap.rows.map((r) => r.id),
+      ['r-a', 'r-b'],
+    );
+    assert.equal(snap.quarantined.length, 1);
+    assert.deepEqual(snap.quarantined[0]?.row, odd);
+    assert.match(snap.quarantined[0]?.reason ?? '', /rows\[1\].*r-odd.*colour/);
+    assert.equal(fs.existsSync(t.quarantineFile), false, 'a read writes nothing');
+
+    // An update that changes nothing does not write either.
+    await t.update(keep);
+    assert.equal(fs.existsSync(t.quarantineFile), false);
+
+    await t.update(add(reminder('r-c')));
+    assert.deepEqual(
+      (await t.read()).rows.map((r) => r.id),
+      ['r-a', 'r-b', 'r-c'],
+    );
+    const q = readJson(t.quarantineFile);
+    assert.deepEqual(q, { rows: [odd], reasons: [snap.quarantined[0]?.reason] });
+    assert.deepEqual(await t.readQuarantine(), q);
+
+    // The same bad row again (say, a restored backup) is not duplicated; a new one is appended.
+    const odd2 = reminder('r-odd2', { extra: 1 });
+    writeTable(dir, tableText([reminder('r-a'), odd, odd2]));
+    await t.update(add(reminder('r-d')));
+    const q2 = await t.readQuarantine();
+    assert.deepEqual(q2.rows, [odd, odd2]);
+    assert.equal(q2.reasons.length, 2);
+    assert.match(q2.reasons[1] ?? '', /r-odd2.*extra/);
+  });
+
+  it('invalid values are quarantined with the reason naming the field, and a read never throws on them', async () => {
+    const dir = freshDir();
+    const bad: [unknown, RegExp][] = [
+      [reminder('r-nan', { createdAt: 'NaN' }), /r-nan.*createdAt/],
+      [reminder('r-neg', { nextRunAt: -1 }), /r-neg.*nextRunAt/],
+      [reminder('r-baddate', { schedule: { kind: 'once', at: '2026-13-45T99:00:00Z' } }), /r-baddate.*schedule\.at/],
+      [reminder('r-kind', { schedule: { kind: 'weekly', at: AT } }), /r-kind.*schedule/],
+      [reminder('r-notz', { tz: undefined }), /r-notz.*tz/],
+      [reminder('r-crontz', { schedule: { kind: 'cron', expr: '0 9 * * *' } }), /r-crontz.*schedule\.tz/],
+      [reminder('r-status', { status: 'done' }), /r-status.*status/],
+      [{ text: 'no id' }, /rows\[\d+\].*id/],
+      ['a string', /rows\[\d+\]/],
+      [reminder('bad id'), /bad id.*id/],
+    ];
+    writeTable(dir, tableText([reminder('r-ok'), ...bad.map(([r]) => r)]));
+    const t = reminders(dir);
+    const snap = await t.read();
+    assert.deepEqual(
+      snap.rows.map((r) => r.id),
+      ['r-ok'],
+    );
+    assert.equal(snap.quarantined.length, bad.length);
+    bad.forEach(([row, reason], i) => {
+      assert.deepEqual(snap.quarantined[i]?.row, JSON.parse(JSON.stringify(row)));
+      assert.match(snap.quarantined[i]?.reason ?? '', reason);
+    });
+  });
+
+  it('command rows: timeoutMinutes 0, 61, 1.5 and "5" are quarantined, 1 and 60 kept', async () => {
+    const dir = freshDir();
+    const rows = [command('c-one', { timeoutMinutes: 1 }), command('c-zero', { timeoutMinutes: 0 }), command('c-61', { timeoutMinutes: 61 }), command('c-frac', { timeoutMinutes: 1.5 }), command('c-str', { timeoutMinutes: '5' }), command('c-sixty', { timeoutMinutes: 60 })];
+    writeTable(dir, tableText(rows), 'schedule-commands.json');
+    const t = new Table<CommandRow>({ dir, name: 'schedule-commands', rowSchema: commandRowSchema });
+    const snap = await t.read();
+    assert.deepEqual(
+      snap.rows.map((r) => r.id),
+      ['c-one', 'c-sixty'],
+    );
+    assert.deepEqual(
+      snap.quarantined.map((q) => q.reason.match(/id "([^"]+)"/)?.[1]),
+      ['c-zero', 'c-61', 'c-frac', 'c-str'],
+    );
+    for (const q of snap.quarantined) assert.match(q.reason, /timeoutMinutes/);
+    await t.update((rs) => ({ rows: rs.slice(0, 1), result: undefined }));
+    assert.equal((await t.readQuarantine()).rows.length, 4);
+    assert.ok(fs.existsSync(path.join(dir, 'schedule-commands.quarantine.json')));
+  });
+
+  it('__proto__ and constructor keys are quarantined and Object.prototype stays untouched', async () => {
+    const dir = freshDir();
+    const good = JSON.stringify(reminder('r-ok'));
+    const withKey = (id: string, extra: string): string => JSON.stringify(reminder(id)).replace(/}$/, `,${extra}}`);
+    const text =
+      `{"schemaVersion":1,"rows":[${good},` +
+      `${withKey('r-proto', '"__proto__":{"polluted":"yes","isAdmin":true}')},` +
+      `${withKey('r-ctor', '"constructor":{"prototype":{"polluted2":"yes"}}')},` +
+      `${JSON.stringify(reminder('r-nested')).replace('"kind":"once"', '"kind":"once","__proto__":{"polluted3":"yes"}')}]}`;
+    writeTable(dir, text);
+    const t = reminders(dir);
+    const snap = await t.read();
+    assert.deepEqual(
+      snap.rows.map((r) => r.id),
+      ['r-ok'],
+    );
+    assert.deepEqual(
+      snap.quarantined.map((q) => q.reason),
+      [
+        'rows[1] (id "r-proto"): __proto__: forbidden key (it could alter an object prototype)',
+        'rows[2] (id "r-ctor"): constructor: forbidden key (it could alter an object prototype)',
+        'rows[3] (id "r-nested"): schedule.__proto__: forbidden key (it could alter an object prototype)',
+      ],
+    );
+    await t.update(add(reminder('r-new')));
+    const qText = fs.readFileSync(t.quarantineFile, 'utf8');
+    assert.ok(qText.includes('"__proto__"') && qText.includes('"constructor"'), 'kept verbatim');
+    const q = await t.readQuarantine();
+    assert.ok(Object.hasOwn(q.rows[0] as object, '__proto__'));
+    await t.update(add(reminder('r-new2')));
+    assert.equal((await t.readQuarantine()).rows.length, 3, 'not duplicated');
+
+    const probe: Record<string, unknown> = {};
+    for (const k of ['polluted', 'polluted2', 'polluted3', 'isAdmin']) {
+      assert.equal(probe[k], undefined);
+      assert.equal(Object.hasOwn(Object.prototype, k), false);
+    }
+  });
+
+  it('a quarantine file broken by hand is kept aside and a new one started', async () => {
+    const dir = freshDir();
+    const odd = reminder('r-odd', { odd: true });
+    writeTable(dir, tableText([reminder('r-a'), odd]));
+    writeTable(dir, '{"rows": [oops', 'reminders.quarantine.json');
+    const t = reminders(dir);
+    await t.update(add(reminder('r-b')));
+    assert.deepEqual((await t.readQuarantine()).rows, [odd]);
+    const aside = listing(dir).filter((n) => n.startsWith('reminders.quarantine.unreadable-'));
+    assert.equal(aside.length, 1);
+    assert.equal(fs.readFileSync(path.join(dir, aside[0] ?? ''), 'utf8'), '{"rows": [oops');
+  });
+
+  it('duplicate ids: the first is kept, the rest quarantined', async () => {
+    const dir = freshDir();
+    writeTable(dir, tableText([reminder('r-a', { text: 'first' }), reminder('r-b'), reminder('r-a', { text: 'second' }), reminder('r-a', { text: 'third' })]));
+    const t = reminders(dir);
+    const snap = await t.read();
+    assert.deepEqual(
+      snap.rows.map((r) => [r.id, r.text]),
+      [
+        ['r-a', 'first'],
+        ['r-b', 'hi'],
+      ],
+    );
+    assert.deepEqual(
+      snap.quarantined.map((q) => q.reason),
+      ['rows[2] (id "r-a"): id: duplicate of rows[0], which is kept', 'rows[3] (id "r-a"): id: duplicate of rows[0], which is kept'],
+    );
+  });
+});
+
+describe('store: size limit', () => {
+  it('a huge file is refused before parsing (never read into memory)', async () => {
+    const dir = freshDir();
+    const bytes = writeTable(dir, tableText([reminder('r-a', { text: 'x'.repeat(4000) })]));
+    const reads: string[] = [];
+    const spy: FsSeam = { ...nodeFs, readFile: (p) => (reads.push(p), nodeFs.readFile(p)) };
+    const t = reminders(dir, { maxFileBytes: 1024, fs: spy });
+    await rejectsWith(t.read(), 'too_large', `${bytes.length} bytes`, '1024');
+    await rejectsWith(t.update(keep), 'too_large');
+    assert.deepEqual(reads, []);
+    assert.deepEqual(fs.readFileSync(t.file), bytes);
+  });
+
+  it('refuses to write a table it could not read back', async () => {
+    const dir = freshDir();
+    writeTable(dir, tableText([reminder('r-a')]));
+    const before = fs.readFileSync(path.join(dir, 'reminders.json'));
+    const t = reminders(dir, { maxFileBytes: 2048 });
+    await rejectsWith(t.update(add(reminder('r-big', { text: 'y'.repeat(3000) }))), 'too_large', 'nothing written');
+    assert.deepEqual(fs.readFileSync(t.file), before);
+    assert.deepEqual(temps(dir), []);
+  });
+
+  it('the default limit sits well above a 10,000-row store of ~1 KB rows', async (t) => {
+    const dir = freshDir();
+    const table = reminders(dir);
+    const rows = Array.from({ length: 10_000 }, (_, i) => reminder(`r-${i}`, { text: `${i} ${'z'.repeat(900)}` }));
+    await table.update(() => ({ rows, result: undefined }));
+    const size = fs.statSync(table.file).size;
+    assert.ok(size > 10_000_000 && size * 4 < DEFAULT_MAX_FILE_BYTES, `size ${size}`);
+    const started = Date.now();
+    await table.update((rs) => ({ rows: rs.map((r) => (r.id === 'r-5' ? { ...r, status: 'fired' as const } : r)), result: undefined }));
+    const snap = await table.read();
+    assert.equal(snap.rows.length, 10_000);
+    assert.equal(snap.rows[5]?.status, 'fired');
+    t.diagnostic(`10,000-row table: ${(size / 1e6).toFixed(1)} MB; one update + one read took ${Date.now() - started} ms`);
+  });
+});
+
+describe('store: update semantics', () => {
+  it('returns the result; the same array unchanged skips the write', async () => {
+    const dir = freshDir();
+    writeTable(dir, tableText([reminder('r-a')]));
+    let renames = 0;
+    const spy: FsSeam = { ...nodeFs, rename: (a, b) => (renames++, nodeFs.rename(a, b)) };
+    const t = reminders(dir, { fs: spy });
+    const ino = fs.statSync(t.file).ino;
+    assert.equal(await t.update((rows) => ({ rows, result: 'seen' })), 'seen');
+    assert.equal(renames, 0);
+    assert.equal(fs.statSync(t.file).ino, ino);
+    await t.update(add(reminder('r-b')));
+    assert.equal(renames, 1);
+    assert.notEqual(fs.statSync(t.file).ino, ino, 'replaced by rename, not rewritten in place');
+  });
+
+  it('rows pushed into the same array are written, not lost', async () => {
+    const dir = freshDir();
+    const t = reminders(dir);
+    await t.update((rows) => {
+      rows.push(reminder('r-pushed'));
+      return { rows, result: undefined };
+    });
+    assert.deepEqual(
+      (await t.read()).rows.map((r) => r.id),
+      ['r-pushed'],
+    );
+  });
+
+  it('the rows handed to fn are frozen, so an in-place edit fails loudly instead of vanishing', async () => {
+    const dir = freshDir();
+    const bytes = writeTable(dir, tableText([reminder('r-a')]));
+    const t = reminders(dir);
+    await assert.rejects(
+      t.update((rows) => {
+        const r = rows[0];
+        if (r) (r as { status: string }).status = 'fired';
+        return keep(rows);
+      }),
+      TypeError,
+    );
+    assert.deepEqual(fs.readFileSync(t.file), bytes);
+  });
+
+  it('an invalid or duplicate row returned by fn is refused, nothing written', async () => {
+    const dir = freshDir();
+    const bytes = writeTable(dir, tableText([reminder('r-a')]));
+    const t = reminders(dir);
+    await rejectsWith(
+      t.update((rows) => ({ rows: [...rows, { ...reminder('r-b'), timeoutMinutes: 5 } as ReminderRow], result: undefined })),
+      'shape',
+      'r-b',
+      'timeoutMinutes',
+      'nothing written',
+    );
+    await rejectsWith(t.update((rows) => ({ rows: [...rows, reminder('r-c', { nextRunAt: 'soon' })], result: undefined })), 'shape', 'nextRunAt');
+    await rejectsWith(t.update((rows) => ({ rows: [...rows, reminder('r-a', { text: 'again' })], result: undefined })), 'shape', 'duplicate');
+    assert.deepEqual(fs.readFileSync(t.file), bytes);
+    assert.deepEqual(temps(dir), []);
+  });
+
+  it('an error thrown by fn propagates and releases the lock', async () => {
+    const dir = freshDir();
+    const bytes = writeTable(dir, tableText([reminder('r-a')]));
+    const t = reminders(dir, { lockWaitMs: 200 });
+    await assert.rejects(
+      t.update(() => {
+        throw new Error('boom');
+      }),
+      /boom/,
+    );
+    assert.deepEqual(fs.readFileSync(t.file), bytes);
+    assert.equal(fs.existsSync(t.lockFile), false);
+    await t.update(add(reminder('r-b')));
+  });
+
+  it('concurrent updates in one process (one Table and two Tables on the same file) lose nothing', async () => {
+    const dir = freshDir();
+    const a = reminders(dir);
+    const b = reminders(dir);
+    const bump = (rows: ReminderRow[]): { rows: ReminderRow[]; result: undefined } => {
+      const c = rows.find((r) => r.id === 'r-counter') ?? reminder('r-counter', { text: '0' });
+      return { rows: [{ ...c, text: String(Number(c.text) + 1) }], result: undefined };
+    };
+    await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 ? a : b).update(bump)));
+    assert.equal((await a.read()).rows[0]?.text, '30');
+  });
+});
+
+describe('store: injected disk faults', () => {
+  const faults: [string, Fault, string][] = [
+    ['EROFS creating the temp file', { op: 'open', code: 'EROFS', path: '.tmp' }, 'create temp file'],
+    ['ENOSPC writing', { op: 'handle.writeFile', code: 'ENOSPC' }, 'write temp file'],
+    ['EIO on fsync', { op: 'handle.sync', code: 'EIO' }, 'fsync temp file'],
+    ['EPERM on rename', { op: 'rename', code: 'EPERM' }, 'rename'],
+    ['ENOSPC writing the quarantine file', { op: 'handle.writeFile', code: 'ENOSPC', path: 'quarantine' }, 'write temp file'],
+  ];
+  for (const [label, fault, step] of faults) {
+    it(`${label}: a clear io error, the original byte-identical, no temp left, the lock released`, async () => {
+      const dir = freshDir();
+      const bytes = writeTable(dir, tableText([reminder('r-a'), reminder('r-odd', { odd: 1 })]));
+      const rules: Fault[] = [fault];
+      const t = reminders(dir, { fs: faultyFs(rules), lockWaitMs: 300 });
+      const err = await rejectsWith(t.update(add(reminder('r-b'))), 'io', step, fault.code, 'unchanged');
+      assert.ok(err.path.endsWith('.json'), err.path);
+      assert.deepEqual(fs.readFileSync(t.file), bytes);
+      assert.deepEqual(temps(dir), []);
+      assert.equal(fs.existsSync(t.lockFile), false);
+      assert.equal(fs.existsSync(t.quarantineFile), false);
+      rules.length = 0;
+      await t.update(add(reminder('r-b')));
+      assert.deepEqual(
+        (await t.read()).rows.map((r) => r.id),
+        ['r-a', 'r-b'],
+      );
+      assert.equal((await t.readQuarantine()).rows.length, 1);
+    });
+  }
+
+  it('EROFS on the store directory: a clear io error naming it', async () => {
+    const dir = path.join(root, `ro-${++seq}`);
+    const t = reminders(dir, { fs: faultyFs([{ op: 'mkdir', code: 'EROFS' }]) });
+    await rejectsWith(t.update(keep), 'io', 'create the store directory', dir, 'EROFS');
+  });
+
+  it('EACCES reading the table: io error on read and update', async () => {
+    const dir = freshDir();
+    writeTable(dir, tableText([]));
+    const t = reminders(dir, { fs: faultyFs([{ op: 'readFile', code: 'EACCES' }]) });
+    await rejectsWith(t.read(), 'io', 'EACCES', 'reminders.json');
+    await rejectsWith(t.update(keep), 'io', 'EACCES');
+    assert.equal(fs.existsSync(t.lockFile), false);
+  });
+});
+
+describe('store: stray temp files', () => {
+  it('temp files older than a minute are removed at the next update; fresh ones and other tables’ are kept', async () => {
+    const dir = freshDir();
+    writeTable(dir, tableText([reminder('r-a')]));
+    const old = new Date(Date.now() - 120_000);
+    const stale = ['.reminders.json.4242.abcdefgh.tmp', '.reminders.quarantine.json.4242.x1.tmp'];
+    const kept = ['.reminders.json.4243.freshone.tmp', '.schedule-commands.json.4242.abcdefgh.tmp', 'notes.txt'];
+    for (const n of [...stale, ...kept]) fs.writeFileSync(path.join(dir, n), '{"half');
+    for (const n of [...stale, kept[1] ?? '']) fs.utimesSync(path.join(dir, n), old, old);
+    await reminders(dir).update(keep);
+    assert.deepEqual(listing(dir), [...kept, 'reminders.json'].sort());
+  });
+});
+
+describe('store: lock', () => {
+  it('a stale lock left by a killed process (old mtime) is taken over at once', async () => {
+    const dir = freshDir();
+    const t = reminders(dir, { lockWaitMs: 2000 });
+    fs.mkdirSync(t.lockFile);
+    const old = new Date(Date.now() - 3600_000);
+    fs.utimesSync(t.lockFile, old, old);
+    const started = Date.now();
+    await t.update(add(reminder('r-a')));
+    assert.ok(Date.now() - started < 1000);
+    assert.equal(fs.existsSync(t.lockFile), false);
+  });
+
+  it('a fresh lock left by a killed process is taken over once it is older than the stale limit', async () => {
+    const dir = freshDir();
+    const t = reminders(dir, { lockStaleMs: 2000, lockWaitMs: 6000 });
+    fs.mkdirSync(t.lockFile);
+    const started = Date.now();
+    await t.update(add(reminder('r-a')));
+    const waited = Date.now() - started;
+    assert.ok(waited >= 1500 && waited < 5000, `waited ${waited} ms`);
+    assert.equal((await t.read()).rows.length, 1);
+  });
+
+  it('a lock held by another Table is not obtained within lockWaitMs → StoreError lock', async () => {
+    const dir = freshDir();
+    writeTable(dir, tableText([]));
+    const holder = reminders(dir);
+    let letGo = (): void => undefined;
+    const gate = new Promise<void>((r) => (letGo = r));
+    let inside = (): void => undefined;
+    const entered = new Promise<void>((r) => (inside = r));
+    const holding = holder.update(async (rows) => {
+      inside();
+      await gate;
+      return { rows: [...rows, reminder('r-holder')], result: undefined };
+    });
+    await entered;
+    const waiter = reminders(dir, { lockWaitMs: 300 });
+    const started = Date.now();
+    await rejectsWith(waiter.update(add(reminder('r-waiter'))), 'lock', '300 ms', waiter.lockFile);
+    const waited = Date.now() - started;
+    assert.ok(waited >= 290 && waited < 1500, `waited ${waited} ms`);
+    letGo();
+    await holding;
+    assert.deepEqual(
+      (await waiter.read()).rows.map((r) => r.id),
+      ['r-holder'],
+    );
+  });
+
+  it('an update longer than half the stale limit keeps its lock (refreshes are recognised as ours)', async () => {
+    const dir = freshDir();
+    const t = reminders(dir, { lockStaleMs: 2000 });
+    await t.update(async (rows) => {
+      await new Promise((r) => setTimeout(r, 1300));
+      return { rows: [...rows, reminder('r-slow')], result: undefined };
+    });
+    assert.deepEqual(
+      (await t.read()).rows.map((r) => r.id),
+      ['r-slow'],
+    );
+    assert.equal(t.lastLockCompromise, undefined);
+  });
+
+  // A holder whose event loop froze past the stale limit: another process removed its lock and took one.
+  const takeOver = (lockFile: string): void => {
+    fs.rmSync(lockFile, { recursive: true, force: true });
+    fs.mkdirSync(lockFile);
+    const t = new Date(Date.now() + 7_777);
+    fs.utimesSync(lockFile, t, t);
+  };
+
+  it('a lock taken over while held: the write is refused before it happens and the other lock stays', async () => {
+    const dir = freshDir();
+    const bytes = writeTable(dir, tableText([reminder('r-a')]));
+    const t = reminders(dir, { lockStaleMs: 2000 });
+    await rejectsWith(
+      t.update((rows) => {
+        takeOver(t.lockFile);
+        return { rows: [...rows, reminder('r-b')], result: undefined };
+      }),
+      'lock',
+      'nothing written',
+    );
+    assert.deepEqual(fs.readFileSync(t.file), bytes);
+    assert.ok(fs.existsSync(t.lockFile), 'the new holder’s lock is not removed');
+    fs.rmdirSync(t.lockFile);
+  });
+
+  it('onCompromised is recorded without throwing and the in-flight update fails before writing', async () => {
+    const dir = freshDir();
+    const bytes = writeTable(dir, tableText([reminder('r-a')]));
+    const t = reminders(dir, { lockStaleMs: 2000 });
+    await rejectsWith(
+      t.update(async (rows) => {
+        takeOver(t.lockFile);
+        // proper-lockfile's refresh timer (every stale/2 = 1 s) notices the foreign mtime.
+        await new Promise((r) => setTimeout(r, 1300));
+        return { rows: [...rows, reminder('r-b')], result: undefined };
+      }),
+      'lock',
+      'nothing written',
+    );
+    assert.ok(t.lastLockCompromise, 'recorded');
+    assert.deepEqual(fs.readFileSync(t.file), bytes);
+    assert.ok(fs.existsSync(t.lockFile));
+    fs.rmdirSync(t.lockFile);
+    await t.update(add(reminder('r-c')));
+  });
+});
+
+describe('store: pulse and ids', () => {
+  it('touchPulse writes reminders.tick; readPulse reads it back; missing → null', async () => {
+    const dir = path.join(root, `pulse-${++seq}`);
+    assert.equal(await readPulse(dir), null);
+    const before = Date.now();
+    await touchPulse(dir);
+    const file = path.join(dir, 'reminders.tick');
+    assert.match(fs.readFileSync(file, 'utf8'), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z\n$/);
+    const seen = await readPulse(dir);
+    assert.ok(seen && seen.getTime() >= before - 5 && seen.getTime() <= Date.now() + 5);
+    assert.ok(Math.abs(fs.statSync(file).mtimeMs - Date.now()) < 5000);
+    fs.writeFileSync(file, 'garbled');
+    const past = new Date(Date.now() - 600_000);
+    fs.utimesSync(file, past, past);
+    assert.equal((await readPulse(dir))?.getTime(), fs.statSync(file).mtime.getTime());
+  });
+
+  it('touchPulse on a read-only disk: io error naming the file', async () => {
+    const dir = freshDir();
+    await rejectsWith(touchPulse(dir, faultyFs([{ op: 'writeFile', code: 'EROFS' }])), 'io', 'reminders.tick', 'EROFS');
+  });
+
+  it('newId: prefix, 10 base36 characters, valid for the row schemas, unique', () => {
+    const ids = new Set<string>();
+    for (let i = 0; i < 2000; i++) {
+      const id = newId('r');
+      assert.match(id, /^r-[0-9a-z]{10}$/);
+      ids.add(id);
+    }
+    assert.equal(ids.size, 2000);
+    assert.match(newId('c'), /^c-[0-9a-z]{10}$/);
+    assert.match(newId('w'), /^w-[0-9a-z]{10}$/);
+    assert.ok(reminderRowSchema.safeParse(reminder(newId('r'))).success);
+  });
+});
