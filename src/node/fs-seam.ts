@@ -12,6 +12,8 @@ export interface FileHandleSeam {
 }
 
 export interface StatSeam {
+  /** With size and mtime, identifies one version of a file (every atomic write makes a new inode). */
+  ino?: number;
   size: number;
   mtimeMs: number;
   mtime: Date;

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import lockfile from 'proper-lockfile';
 import type { z } from 'zod';
 import { SCHEMA_VERSION } from '../core/schema';
-import { nodeFs, type FileHandleSeam, type FsSeam } from './fs-seam';
+import { nodeFs, type FileHandleSeam, type FsSeam, type StatSeam } from './fs-seam';
 import { randomBase36 } from './ids';
 
 export type TableName = 'reminders' | 'schedule-commands' | 'wakes';
@@ -77,6 +77,8 @@ export interface UpdateResult<Row, T> {
 
 interface Loaded {
   state: 'ok' | 'missing';
+  /** Identifies the file version read (see statKey). */
+  key?: string;
   schemaVersion: number;
   rawRows: unknown[];
   bytes: Buffer | undefined;
@@ -101,6 +103,8 @@ export class Table<Row extends { id: string }> {
   private readonly lockWaitMs: number;
   private readonly maxFileBytes: number;
   private readonly migrations: Record<number, Migration>;
+  /** The validated rows of the file version last read or written by this process: skips parse + validation. */
+  private cache: { key: string; rows: Row[] } | undefined;
 
   constructor(opts: TableOptions<Row>) {
     this.dir = path.resolve(opts.dir);
@@ -118,10 +122,31 @@ export class Table<Row extends { id: string }> {
 
   /** Reads the table without the lock. Throws StoreError when the file cannot be used. */
   async read(): Promise<TableSnapshot<Row>> {
+    const cached = await this.cached();
+    if (cached) return { rows: cached.slice(), quarantined: [], schemaVersion: SCHEMA_VERSION, state: 'ok' };
     const loaded = await this.load();
     if (loaded.state === 'missing') return { rows: [], quarantined: [], schemaVersion: SCHEMA_VERSION, state: 'missing' };
     const { rows, quarantined } = validateRows(this.migrate(loaded), this.rowSchema);
-    return { rows, quarantined, schemaVersion: loaded.schemaVersion, state: 'ok' };
+    for (const r of rows) deepFreeze(r);
+    this.remember(loaded, rows, quarantined);
+    return { rows: rows.slice(), quarantined, schemaVersion: loaded.schemaVersion, state: 'ok' };
+  }
+
+  /** The cached rows when the file on disk is still the version they came from. */
+  private async cached(): Promise<Row[] | undefined> {
+    if (!this.cache) return undefined;
+    try {
+      const st = await this.fs.stat(this.file);
+      if (statKey(st) === this.cache.key) return this.cache.rows;
+    } catch {
+      // fall through to a full load, which reports the problem
+    }
+    this.cache = undefined;
+    return undefined;
+  }
+
+  private remember(loaded: Loaded, rows: Row[], quarantined: QuarantinedRow[]): void {
+    this.cache = loaded.state === 'ok' && loaded.key && loaded.schemaVersion === SCHEMA_VERSION && quarantined.length === 0 ? { key: loaded.key, rows } : undefined;
   }
 
   /** The rows already moved aside, as written at earlier updates. */
@@ -142,10 +167,14 @@ export class Table<Row extends { id: string }> {
     const lock = await this.acquire();
     try {
       await this.cleanStrayTemps();
-      const loaded = await this.load();
+      const hit = await this.cached();
+      const loaded: Loaded = hit ? { state: 'ok', schemaVersion: SCHEMA_VERSION, rawRows: [], bytes: undefined } : await this.load();
       const migrated = loaded.state === 'ok' && loaded.schemaVersion < SCHEMA_VERSION;
-      const { rows, quarantined } = validateRows(this.migrate(loaded), this.rowSchema);
-      for (const r of rows) deepFreeze(r);
+      const { rows, quarantined } = hit ? { rows: hit.slice(), quarantined: [] } : validateRows(this.migrate(loaded), this.rowSchema);
+      if (!hit) {
+        for (const r of rows) deepFreeze(r);
+        this.remember(loaded, rows.slice(), quarantined);
+      }
       const validated = new WeakSet<object>(rows);
       const before = rows.slice();
 
@@ -171,7 +200,14 @@ export class Table<Row extends { id: string }> {
         await this.appendQuarantine(quarantined);
       }
       await lock.assertHeld();
+      this.cache = undefined;
       await this.atomicWrite(this.file, text);
+      for (const r of next) deepFreeze(r);
+      try {
+        this.cache = { key: statKey(await this.fs.stat(this.file)), rows: next };
+      } catch {
+        this.cache = undefined;
+      }
       return out.result;
     } finally {
       await lock.release();
@@ -180,10 +216,12 @@ export class Table<Row extends { id: string }> {
 
   private async load(): Promise<Loaded> {
     let size: number;
+    let key: string;
     try {
       const st = await this.fs.stat(this.file);
       if (st.isDirectory()) throw new StoreError('corrupt', this.file, `${this.file} is a directory, not a table file; the store is read-only until a person fixes it`);
       size = st.size;
+      key = statKey(st);
     } catch (e) {
       if (e instanceof StoreError) throw e;
       if (errCode(e) === 'ENOENT') return { state: 'missing', schemaVersion: SCHEMA_VERSION, rawRows: [], bytes: undefined };
@@ -199,7 +237,7 @@ export class Table<Row extends { id: string }> {
     }
     if (bytes.length > this.maxFileBytes) throw tooLarge(this.file, bytes.length, this.maxFileBytes);
     const { schemaVersion, rows } = decodeTable(bytes, this.file);
-    return { state: 'ok', schemaVersion, rawRows: rows, bytes };
+    return { state: 'ok', schemaVersion, rawRows: rows, bytes, key };
   }
 
   private migrate(loaded: Loaded): unknown[] {
@@ -677,4 +715,9 @@ export async function readPulse(dir: string, fs: FsSeam = nodeFs): Promise<Date 
     // A torn or unreadable pulse still has a usable mtime.
   }
   return mtime;
+}
+
+/** One version of a file: a new inode per atomic write, plus size and mtime against inode reuse. */
+function statKey(st: StatSeam): string {
+  return `${st.ino ?? 0}:${st.size}:${st.mtimeMs}`;
 }
