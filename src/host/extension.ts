@@ -11,6 +11,8 @@ import { ScheduleFeature, ownerZone } from './scheduleFeature';
 import { registerScheduleCommands, runNowRow, moveRow, removeRow, showLog } from './scheduleCommands';
 import { registerScheduleTools } from './tools';
 import { HostFirer, deliverAsIs } from './firer';
+import { CommandJobs } from './jobs';
+import { ScheduleStore } from '../node/schedule';
 
 /** What the extension exports to other extensions and to its own host tests. */
 export interface LifeThreadApi {
@@ -22,6 +24,7 @@ export interface LifeThreadApi {
   readonly doctor: Doctor;
   readonly panel: LifeThreadPanel;
   readonly schedule: ScheduleFeature;
+  readonly jobs: CommandJobs;
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<LifeThreadApi> {
@@ -44,9 +47,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
   );
 
   const openInChat = (text: string) => vscode.commands.executeCommand('workbench.action.chat.open', { query: `@life ${text}`, isPartialQuery: true });
-  const firer = new HostFirer(deliverAsIs(model, openInChat), async (row) => ({ error: `command runner not available in this build; ${row.id} was due` }));
-  const schedule = new ScheduleFeature(context, storeDir, model, doctor, firer, log);
-  context.subscriptions.push(schedule);
+  const store = new ScheduleStore({ dir: storeDir });
+  const jobs = new CommandJobs(store, model, log);
+  const firer = new HostFirer(deliverAsIs(model, openInChat), jobs.run);
+  const schedule = new ScheduleFeature(context, store, model, doctor, firer, log);
+  context.subscriptions.push(schedule, jobs, schedule.dispatcher.onDidFire((outcome) => void jobs.settle(outcome)));
   registerScheduleCommands(context, schedule);
   registerScheduleTools(context, schedule);
 
@@ -93,7 +98,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
 
   const activationMs = performance.now() - t0;
   log.info(`activated in ${activationMs.toFixed(1)} ms; store ${storeDir}`);
-  return { activatedAt: Date.now(), activationMs, storeDir, model, doctor, panel, schedule };
+  return { activatedAt: Date.now(), activationMs, storeDir, model, doctor, panel, schedule, jobs };
 }
 
 export function deactivate(): void {

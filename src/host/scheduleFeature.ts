@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { rowView } from '../core/rowView';
 import type { ScheduleRow } from '../core/schema';
 import { describeInstant, validateZone } from '../core/time';
-import { ScheduleStore } from '../node/schedule';
+import type { ScheduleStore } from '../node/schedule';
 import { readPulse } from '../node/store';
 import { Dispatcher, HEALTHY_WITHIN_MS } from './dispatcher';
 import type { Firer } from '../node/fire';
@@ -38,7 +38,7 @@ export function catchUpLimits(): { reminder: number; command: number } {
  * status bar, Doctor) and the terminal environment that lets the CLI share the store.
  */
 export class ScheduleFeature implements vscode.Disposable {
-  readonly store: ScheduleStore;
+  readonly storeDir: string;
   readonly dispatcher: Dispatcher;
   private readonly statusItem: vscode.StatusBarItem;
   private readonly disposables: vscode.Disposable[] = [];
@@ -48,13 +48,13 @@ export class ScheduleFeature implements vscode.Disposable {
 
   constructor(
     private readonly context: vscode.ExtensionContext,
-    readonly storeDir: string,
+    readonly store: ScheduleStore,
     private readonly model: ViewModel,
     private readonly doctor: Doctor,
     firer: Firer,
     private readonly log: vscode.LogOutputChannel,
   ) {
-    this.store = new ScheduleStore({ dir: storeDir });
+    this.storeDir = store.dir;
     this.dispatcher = new Dispatcher({
       store: this.store,
       firer,

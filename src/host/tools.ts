@@ -51,25 +51,27 @@ class RemindTool implements vscode.LanguageModelTool<RemindInput> {
       const i = parseToolInput(remindInputSchema, options.input);
       const now = new Date();
       const f = this.feature;
-      const health = f.health(now).line;
+      await f.dispatcher.settle();
+      const health = () => f.health(new Date()).line;
       if (i.action === 'list') {
         const snap = await f.store.listReminders();
         const lines = snap.rows.length ? snap.rows.map((r) => `- ${rowSentence(r, now)}`) : ['No reminders.'];
-        return answer([`${snap.rows.length} reminder(s). ${health}.`, ...lines, '', rowJson(snap.rows)]);
+        return answer([`${snap.rows.length} reminder(s). ${health()}.`, ...lines, '', rowJson(snap.rows)]);
       }
       if (i.action === 'remove') {
         const id = required(i.id, 'id', 'to remove a reminder');
         if (!id.startsWith('r-')) throw new InputError('id', `'${id}' is not a reminder id (r-…); use lifethread_schedule for c-… rows`);
         const removed = await f.store.remove(id);
         await f.refresh();
-        return answer([`Removed reminder ${id}. ${health}.`, '', rowJson(removed)]);
+        return answer([`Removed reminder ${id}. ${health()}.`, '', rowJson(removed)]);
       }
       const text = required(i.text, 'text', 'to add a reminder: the prompt the agent runs at the due time');
       if (!i.when && !i.cron) throw new InputError('when', "is required (or cron): words like 'in 20 minutes', 'tomorrow at 9', 'every weekday at 09:00', or ISO");
       const added = await f.store.addReminder({ text, when: i.when, cron: i.cron, tz: zoneOf(i), now });
       f.dispatcher.requestPass();
+      await f.dispatcher.settle();
       await f.refresh();
-      return answer([`Reminder ${added.row.id} added: ${added.description} (zone ${added.row.tz}; next run ${added.row.nextRunAt ?? '—'} UTC). ${health}.`, '', rowJson(added.row)]);
+      return answer([`Reminder ${added.row.id} added: ${added.description} (zone ${added.row.tz}; next run ${added.row.nextRunAt ?? '—'} UTC). ${health()}.`, '', rowJson(added.row)]);
     } catch (err) {
       throw toToolError(err);
     }
@@ -102,13 +104,14 @@ class ScheduleTool implements vscode.LanguageModelTool<ScheduleInput> {
       const i = parseToolInput(scheduleInputSchema, options.input);
       const now = new Date();
       const f = this.feature;
-      const health = f.health(now).line;
+      await f.dispatcher.settle();
+      const health = () => f.health(new Date()).line;
       const timeoutMinutes = timeoutFrom(i.timeout_minutes);
       switch (i.action) {
         case 'list': {
           const snap = await f.store.listCommands();
           const lines = snap.rows.length ? snap.rows.map((r) => `- ${rowSentence(r, now)}`) : ['No scheduled commands.'];
-          return answer([`${snap.rows.length} scheduled command(s). ${health}.`, ...lines, '', rowJson(snap.rows)]);
+          return answer([`${snap.rows.length} scheduled command(s). ${health()}.`, ...lines, '', rowJson(snap.rows)]);
         }
         case 'add_command': {
           const command = required(i.command, 'command', 'to add a command row');
@@ -117,28 +120,31 @@ class ScheduleTool implements vscode.LanguageModelTool<ScheduleInput> {
           if (!i.when && !i.cron) throw new InputError('when', "is required (or cron): e.g. 'in 10 minutes', 'every 30m', 'every day at 02:00'");
           const added = await f.store.addCommand({ command, cwd, when: i.when, cron: i.cron, tz: zoneOf(i), now, timeoutMinutes });
           f.dispatcher.requestPass();
+          await f.dispatcher.settle();
           await f.refresh();
-          return answer([`Command ${added.row.id} scheduled: ${added.description} (zone ${added.row.tz}; next run ${added.row.nextRunAt ?? '—'} UTC; timeout ${added.row.timeoutMinutes} min). ${health}.`, '', rowJson(added.row)]);
+          return answer([`Command ${added.row.id} scheduled: ${added.description} (zone ${added.row.tz}; next run ${added.row.nextRunAt ?? '—'} UTC; timeout ${added.row.timeoutMinutes} min). ${health()}.`, '', rowJson(added.row)]);
         }
         case 'remove': {
           const removed = await f.store.remove(required(i.id, 'id', 'to remove a row'));
           await f.refresh();
-          return answer([`Removed ${removed.id}. ${health}.`, '', rowJson(removed)]);
+          return answer([`Removed ${removed.id}. ${health()}.`, '', rowJson(removed)]);
         }
         case 'move': {
           const id = required(i.id, 'id', 'to move a row');
           if (!i.when && !i.cron) throw new InputError('when', 'is required (or cron) to move a row');
           const moved = await f.store.move(id, { when: i.when, cron: i.cron, tz: zoneOf(i), now, timeoutMinutes }, { timeoutMinutes: 'timeout_minutes' });
           f.dispatcher.requestPass();
+          await f.dispatcher.settle();
           await f.refresh();
-          return answer([`Moved ${id}: ${moved.description} (next run ${moved.row.nextRunAt ?? '—'} UTC)${moved.running ? '. It is running now: the change applies after this run, and the run keeps its first fact' : ''}. ${health}.`, '', rowJson(moved.row)]);
+          return answer([`Moved ${id}: ${moved.description} (next run ${moved.row.nextRunAt ?? '—'} UTC)${moved.running ? '. It is running now: the change applies after this run, and the run keeps its first fact' : ''}. ${health()}.`, '', rowJson(moved.row)]);
         }
         case 'run_now': {
           const id = required(i.id, 'id', 'to run a row now');
           const r = await f.store.runNow(id, now);
           f.dispatcher.requestPass();
+          await f.dispatcher.settle();
           await f.refresh();
-          return answer([`${id} ${r.running ? 'is running now; it runs again after this run ends (the current run keeps its first fact)' : `runs on the next pass (${now.toISOString()})`}. ${health}.`, '', rowJson(r.row)]);
+          return answer([`${id} ${r.running ? 'is running now; it runs again after this run ends (the current run keeps its first fact)' : `runs on the next pass (${now.toISOString()})`}. ${health()}.`, '', rowJson(r.row)]);
         }
         case 'log': {
           const id = required(i.id, 'id', 'to read a log');

@@ -19,6 +19,8 @@ export interface FiredOutcome {
   lateMs: number;
   delivered?: boolean;
   text?: string;
+  /** The command line, for command rows. */
+  command?: string;
   fact?: Fact;
   /** False when the row was removed (or its claim lost) before the fact could be written. */
   recorded: boolean;
@@ -38,7 +40,9 @@ export async function fireClaimed(store: ScheduleStore, firer: Firer, run: Claim
   }
   const recorded = await store.recordFact(run.id, run.token, fact).catch(() => false);
   const out: FiredOutcome = { ...base, fact, recorded };
-  if (!('command' in row)) {
+  if ('command' in row) {
+    out.command = row.command;
+  } else {
     out.text = row.text;
     if (fact.delivered !== undefined) out.delivered = fact.delivered;
   }

@@ -8,6 +8,7 @@ import { commandRowSchema, reminderRowSchema, TEXT_LIMITS, type CommandRow, type
 import { describeSchedule, parseWhen, validateZone } from '../core/time';
 import type { FsSeam } from './fs-seam';
 import { newId, randomBase36 } from './ids';
+import { removeJobArtifacts } from './jobs';
 import { Table, touchPulse, type TableSnapshot } from './store';
 
 export const DEFAULT_TIMEOUT_MINUTES = 2;
@@ -130,6 +131,8 @@ export class ScheduleStore {
       if (!found) throw unknownId(id, names.id ?? 'id');
       return { rows: rows.filter((r) => r.id !== id), result: found };
     });
+    // The log and the alert key go with the row (a late result finds no row and writes nothing).
+    await removeJobArtifacts(this.dir, id).catch(() => undefined);
     return removed;
   }
 

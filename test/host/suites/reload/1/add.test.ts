@@ -6,7 +6,7 @@ import { lifeThread, phaseInfo } from '../../../helpers';
 
 describe('reload, phase 1: add a reminder, then the window goes away', () => {
   it('adds a reminder due after the restart', async () => {
-    const api = await lifeThread();
+    await lifeThread();
     const at = new Date(Date.now() + 25_000).toISOString();
     const result = await vscode.lm.invokeTool('lifethread_remind', { input: { action: 'add', text: 'survives the reload', when: at }, toolInvocationToken: undefined });
     const text = result.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');

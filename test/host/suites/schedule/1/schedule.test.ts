@@ -128,3 +128,42 @@ describe('durable schedule in the real extension host', () => {
     assert.equal(view.health.state, 'healthy');
   });
 });
+
+describe('command rows as jobs in the real extension host', () => {
+  it('a failing command row runs, keeps its fact and log, and alerts once per cause', async () => {
+    const api = await lifeThread();
+    const at = new Date(Date.now() + 2000).toISOString();
+    const added = lastJson<{ id: string }>(await invoke('lifethread_schedule', { action: 'add_command', command: 'echo "hello from $LIFE_THREAD_JOB"; echo "Authorization: Bearer abcdef123456789"; exit 3', when: at }));
+    const ends: string[] = [];
+    const sub = api.jobs.onDidEndJob((e) => ends.push(`${e.id}:${e.status}:${String(e.exitCode)}`));
+    const done = async () => {
+      const row = await api.schedule.store.get(added.id);
+      return row?.fact?.exitCode === 3 && !row.claim ? row : undefined;
+    };
+    const row = await waitFor(done, 20_000, 'command fact exit 3', 100);
+    assert.equal(row.status, 'fired');
+    await waitFor(() => (api.jobs.alertsShown.some((a) => a.includes(added.id)) ? true : undefined), 5000, 'the failure alert');
+    const log = await invoke('lifethread_schedule', { action: 'log', id: added.id });
+    assert.ok(log.includes(`hello from ${added.id}`), log);
+    assert.ok(!log.includes('abcdef123456789'), 'the bearer token is redacted in the log');
+    assert.ok(ends.includes(`${added.id}:failed:3`), `job.done published: ${ends.join(', ')}`);
+
+    // The same failure again: recorded, but no second alert within the week.
+    await invoke('lifethread_schedule', { action: 'run_now', id: added.id });
+    await waitFor(async () => (ends.filter((e) => e.startsWith(added.id)).length >= 2 ? true : undefined), 20_000, 'second run');
+    assert.equal(api.jobs.alertsShown.filter((a) => a.includes(added.id)).length, 1, 'alerted once for the same cause');
+    sub.dispose();
+
+    // List Schedule shows a quick pick; closing it resolves the command.
+    const listing = vscode.commands.executeCommand<unknown[]>(COMMANDS.listSchedule);
+    await new Promise((r) => setTimeout(r, 800));
+    await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+    const listed = await listing;
+    assert.ok(Array.isArray(listed) && listed.length > 0, 'List Schedule returns the rows it showed');
+    const uri = vscode.Uri.file(join(api.storeDir, 'logs', `${added.id}.log`));
+    await vscode.window.showTextDocument(uri);
+    assert.ok(vscode.window.activeTextEditor?.document.getText().includes('exit code 3'), 'the log names the exit code');
+    await invoke('lifethread_schedule', { action: 'remove', id: added.id });
+    assert.equal(existsSync(uri.fsPath), false, 'removing the row removes its log');
+  });
+});
