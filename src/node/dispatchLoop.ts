@@ -6,7 +6,7 @@
  */
 import type { ClaimedRun, Holder } from '../core/dispatch';
 import { fireClaimed, type Firer, type FiredOutcome } from './fire';
-import type { PassOutcome, ScheduleStore } from './schedule';
+import { PassError, type PassOutcome, type ScheduleStore } from './schedule';
 
 export const MAX_SLEEP_MS = 60_000;
 export const HEARTBEAT_EVERY_MS = 30_000;
@@ -113,8 +113,10 @@ export class DispatchLoop {
       this.nextWorkAt = await store.nextWorkAt();
       this.opts.onPass?.(outcome);
     } catch (err) {
-      this.lastError = err;
-      this.opts.onError?.(err);
+      // A table that failed must not strand the claims the other table already wrote.
+      if (err instanceof PassError) for (const run of [...err.partial.reminders.claimed, ...err.partial.commands.claimed]) this.fire(run);
+      this.lastError = err instanceof PassError ? err.failure : err;
+      this.opts.onError?.(this.lastError);
     } finally {
       this.arm();
       this.opts.onSettled?.();

@@ -9,7 +9,7 @@ import { describeSchedule, parseWhen, validateZone } from '../core/time';
 import type { FsSeam } from './fs-seam';
 import { newId, randomBase36 } from './ids';
 import { removeJobArtifacts } from './jobs';
-import { Table, touchPulse, type TableSnapshot } from './store';
+import { StoreError, Table, touchPulse, type TableSnapshot } from './store';
 
 export const DEFAULT_TIMEOUT_MINUTES = 2;
 export const DEFAULT_LIMITS = { reminder: 12 * 3600_000, command: 3600_000 };
@@ -50,6 +50,17 @@ export interface Described<R> {
 export interface PassOutcome {
   reminders: PassResult<ReminderRow>;
   commands: PassResult<CommandRow>;
+}
+
+/** A pass where one table failed: the other table's claims are still in `partial` and must be fired. */
+export class PassError extends Error {
+  constructor(
+    readonly failure: Error,
+    readonly partial: PassOutcome,
+  ) {
+    super(failure.message);
+    this.name = failure.name;
+  }
 }
 
 export class ScheduleStore {
@@ -178,14 +189,24 @@ export class ScheduleStore {
       maxLatenessMs: opts.limits ?? DEFAULT_LIMITS,
       ownLiveTokens: opts.ownLiveTokens,
     };
-    const reminders = await this.reminders.update((rows) => {
-      const r = duePass(rows, common);
-      return { rows: r.changed ? r.rows : rows, result: r };
-    });
-    const commands = await this.commands.update((rows) => {
-      const r = duePass(rows, common);
-      return { rows: r.changed ? r.rows : rows, result: r };
-    });
+    // Each table in its own update: a broken table must not strand the other table's claims.
+    const run = async <R extends ScheduleRow>(table: Table<R>): Promise<PassResult<R> | StoreError | Error> => {
+      try {
+        return await table.update((rows) => {
+          const r = duePass(rows, common);
+          return { rows: r.changed ? r.rows : rows, result: r };
+        });
+      } catch (err) {
+        return err instanceof Error ? err : new Error(String(err));
+      }
+    };
+    const r = await run(this.reminders);
+    const c = await run(this.commands);
+    const empty = <R extends ScheduleRow>(): PassResult<R> => ({ rows: [], claimed: [], missed: [], interrupted: [], cleaned: [], changed: false });
+    const reminders = r instanceof Error ? empty<ReminderRow>() : r;
+    const commands = c instanceof Error ? empty<CommandRow>() : c;
+    const failure = r instanceof Error ? r : c instanceof Error ? c : undefined;
+    if (failure) throw new PassError(failure, { reminders, commands });
     await touchPulse(this.dir, this.fs, opts.now);
     return { reminders, commands };
   }

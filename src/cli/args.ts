@@ -1,0 +1,172 @@
+/**
+ * The CLI's argv: global flags anywhere on the line, `--flag value` or `--flag=value`, `--` ends
+ * the flags. No dependency: the whole grammar is the table below.
+ */
+import { z } from 'zod';
+import { InputError } from '../core/errors';
+import { isoInstant } from '../core/schema';
+
+export type FlagName =
+  | 'store'
+  | 'json'
+  | 'now'
+  | 'tz'
+  | 'help'
+  | 'version'
+  | 'text'
+  | 'when'
+  | 'cron'
+  | 'command'
+  | 'timeout-minutes'
+  | 'once'
+  | 'reminder-max-lateness-hours'
+  | 'command-max-lateness-hours'
+  | 'allow-nested';
+
+const FLAGS: Record<FlagName, 'bool' | 'value'> = {
+  store: 'value',
+  json: 'bool',
+  now: 'value',
+  tz: 'value',
+  help: 'bool',
+  version: 'bool',
+  text: 'value',
+  when: 'value',
+  cron: 'value',
+  command: 'value',
+  'timeout-minutes': 'value',
+  once: 'bool',
+  'reminder-max-lateness-hours': 'value',
+  'command-max-lateness-hours': 'value',
+  'allow-nested': 'bool',
+};
+
+export const GLOBAL_FLAGS: readonly FlagName[] = ['store', 'json', 'now', 'tz', 'help', 'version'];
+
+function isFlagName(s: string): s is FlagName {
+  return Object.hasOwn(FLAGS, s);
+}
+
+export interface ParsedArgs {
+  positionals: string[];
+  flags: Map<FlagName, string | true>;
+  /** The first problem met; reported only after `--json` and `--help` are known. */
+  error: InputError | undefined;
+}
+
+export function parseArgs(argv: readonly string[]): ParsedArgs {
+  const positionals: string[] = [];
+  const flags = new Map<FlagName, string | true>();
+  let error: InputError | undefined;
+  const fail = (e: InputError): void => {
+    error ??= e;
+  };
+
+  for (let i = 0; i < argv.length; i++) {
+    const tok = argv[i] ?? '';
+    if (tok === '--') {
+      positionals.push(...argv.slice(i + 1));
+      break;
+    }
+    if (tok === '-h') {
+      flags.set('help', true);
+      continue;
+    }
+    if (!tok.startsWith('-') || tok === '-') {
+      positionals.push(tok);
+      continue;
+    }
+    if (!tok.startsWith('--')) {
+      fail(new InputError(tok.replace(/^-+/, '') || tok, `unknown flag '${tok}'; see life-thread --help`));
+      continue;
+    }
+    const eq = tok.indexOf('=');
+    const name = eq === -1 ? tok.slice(2) : tok.slice(2, eq);
+    const inline = eq === -1 ? undefined : tok.slice(eq + 1);
+    if (!isFlagName(name)) {
+      fail(new InputError(name || tok, `unknown flag '--${name}'; see life-thread --help`));
+      continue;
+    }
+    if (flags.has(name)) fail(new InputError(name, `is given more than once`));
+    if (FLAGS[name] === 'bool') {
+      if (inline !== undefined) fail(new InputError(name, `takes no value (got '${inline}')`));
+      flags.set(name, true);
+      continue;
+    }
+    let value = inline;
+    if (value === undefined) {
+      const next = argv[i + 1];
+      // A following `--flag` means the value was forgotten, not that it is the value.
+      if (next === undefined || (next.startsWith('--') && next.length > 2)) {
+        fail(new InputError(name, 'needs a value'));
+        continue;
+      }
+      value = next;
+      i++;
+    }
+    flags.set(name, value);
+  }
+  return { positionals, flags, error };
+}
+
+/** The value of a value flag, or undefined when absent. */
+export function valueOf(args: ParsedArgs, name: FlagName): string | undefined {
+  const v = args.flags.get(name);
+  return typeof v === 'string' ? v : undefined;
+}
+
+export function has(args: ParsedArgs, name: FlagName): boolean {
+  return args.flags.has(name);
+}
+
+/** Refuses flags the command does not take; global flags are always allowed. */
+export function checkAllowed(args: ParsedArgs, allowed: readonly FlagName[], commandWords: string): void {
+  for (const name of args.flags.keys()) {
+    if (GLOBAL_FLAGS.includes(name) || allowed.includes(name)) continue;
+    throw new InputError(name, `is not a flag of '${commandWords}'; see life-thread --help`);
+  }
+}
+
+const wholeMinutes = z
+  .string()
+  .trim()
+  .regex(/^\d+$/, 'must be a whole number')
+  .transform(Number)
+  .pipe(z.number().int().min(1, 'must be at least 1').max(60, 'must be at most 60'));
+
+/** `--timeout-minutes`: a whole number of minutes from 1 to 60 ("5x", "1.5", 0 and 61 refused). */
+export function parseTimeoutMinutes(raw: string, field = 'timeout-minutes'): number {
+  const r = wholeMinutes.safeParse(raw);
+  if (!r.success) {
+    throw new InputError(field, `must be a whole number of minutes from 1 to 60, got '${raw}' (${r.error.issues[0]?.message ?? 'invalid'})`);
+  }
+  return r.data;
+}
+
+const positiveHours = z
+  .string()
+  .trim()
+  .regex(/^\d+(\.\d+)?$/, 'must be a number')
+  .transform(Number)
+  .pipe(z.number().positive('must be more than 0').max(24 * 366, 'must be at most a year'));
+
+/** A catch-up limit in hours (fractions allowed), returned in milliseconds. */
+export function parseHours(raw: string, field: string): number {
+  const r = positiveHours.safeParse(raw);
+  if (!r.success) throw new InputError(field, `must be a number of hours above 0, got '${raw}' (${r.error.issues[0]?.message ?? 'invalid'})`);
+  return Math.round(r.data * 3600_000);
+}
+
+/** `--now`: an ISO-8601 instant with a zone designator. */
+export function parseNow(raw: string): Date {
+  const r = isoInstant.safeParse(raw.trim());
+  if (!r.success) throw new InputError('now', `'${raw}' is not an ISO-8601 instant with a zone, e.g. 2026-10-03T07:00:00Z`);
+  return new Date(Date.parse(r.data));
+}
+
+/** The test-only lock wait (LIFE_THREAD_LOCK_WAIT_MS); the spec's 10 s otherwise. */
+export function lockWaitFromEnv(env: NodeJS.ProcessEnv): number | undefined {
+  const raw = env.LIFE_THREAD_LOCK_WAIT_MS;
+  if (raw === undefined || !/^\d{1,7}$/.test(raw.trim())) return undefined;
+  return Number(raw.trim());
+}

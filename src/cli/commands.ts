@@ -1,0 +1,531 @@
+/**
+ * The CLI's verbs over the shared store (design §8 "CLI"). Each verb prints either plain lines that
+ * name the zone or, with --json, only JSON on stdout.
+ */
+import { setMaxListeners } from 'node:events';
+import { InputError } from '../core/errors';
+import { duePass, recordFact, type ClaimedRun, type PassOptions, type PassResult } from '../core/dispatch';
+import { SCHEMA_VERSION, type CommandRow, type Fact, type ReminderRow, type ScheduleRow } from '../core/schema';
+import { describeInstant, describeSchedule, nextRunAfter } from '../core/time';
+import { readLog, fireCommandRow, removeJobArtifacts } from '../node/jobs';
+import { DEFAULT_LIMITS, type FieldNames, type ScheduleStore } from '../node/schedule';
+import { randomBase36 } from '../node/ids';
+import { readPulse, touchPulse, type Table } from '../node/store';
+import { has, parseHours, parseTimeoutMinutes, valueOf, type ParsedArgs } from './args';
+import { factSummary, isCommandRow, rowLine, scheduleWords, zoneNote, type ZoneSource } from './format';
+
+export interface Context {
+  args: ParsedArgs;
+  /** Positional arguments after the command words. */
+  rest: string[];
+  json: boolean;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  storeDir: string;
+  store: ScheduleStore;
+  clock: () => Date;
+  tz: string;
+  tzSource: ZoneSource;
+  out: (text: string) => void;
+}
+
+/** The CLI spells fields as its flags. */
+export const CLI_FIELDS: FieldNames = {
+  when: 'when',
+  cron: 'cron',
+  tz: 'tz',
+  timeoutMinutes: 'timeout-minutes',
+  text: 'text',
+  command: 'command',
+  id: 'id',
+};
+
+/** A pass counts as alive for this long (design §8: healthy = a pass within the last 120 s). */
+export const HEALTHY_WITHIN_MS = 120_000;
+const HEARTBEAT_EVERY_MS = 30_000;
+const DOCTOR_NEXT_RUNS = 10;
+
+function emitJson(ctx: Context, value: unknown): void {
+  ctx.out(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+function zone(ctx: Context): string {
+  return zoneNote(ctx.tz, ctx.tzSource);
+}
+
+function oneId(ctx: Context): string {
+  const [id, extra] = ctx.rest;
+  if (id === undefined || id.trim() === '') throw new InputError('id', 'is missing: give the row id, e.g. r-abc123 or c-abc123');
+  if (extra !== undefined) throw new InputError('command', `unexpected argument '${extra}' after the id`);
+  return id.trim();
+}
+
+function noPositionals(ctx: Context): void {
+  const [extra] = ctx.rest;
+  if (extra !== undefined) throw new InputError('command', `unexpected argument '${extra}'`);
+}
+
+/** --when or --cron, exactly one. */
+function timeFlags(ctx: Context): { when?: string; cron?: string } {
+  const when = valueOf(ctx.args, 'when');
+  const cron = valueOf(ctx.args, 'cron');
+  if (when !== undefined && cron !== undefined) throw new InputError('when', 'give either --when or --cron, not both');
+  if (when === undefined && cron === undefined) {
+    throw new InputError('when', "is missing: give --when (e.g. 'in 20 minutes', 'every weekday at 09:00') or --cron '0 9 * * 1-5'");
+  }
+  return when !== undefined ? { when } : { cron };
+}
+
+/** A command job must not multiply schedules by accident (the seed's IVA_AGENT_TURN guard). */
+function nestedGuard(ctx: Context): void {
+  const job = ctx.env.LIFE_THREAD_JOB;
+  if (job !== undefined && job !== '' && !has(ctx.args, 'allow-nested')) {
+    throw new InputError('nested', `this runs inside the command job ${job} (LIFE_THREAD_JOB is set); adding a schedule from a job needs --allow-nested`);
+  }
+}
+
+function runningNote(running: boolean | undefined): string {
+  return running ? '; it is running now, so the change applies after the run' : '';
+}
+
+export async function remindAdd(ctx: Context): Promise<void> {
+  noPositionals(ctx);
+  nestedGuard(ctx);
+  const text = valueOf(ctx.args, 'text');
+  if (text === undefined) throw new InputError('text', 'is missing: give --text "what to remind"');
+  const t = timeFlags(ctx);
+  const added = await ctx.store.addReminder({ text, ...t, tz: ctx.tz, now: ctx.clock() }, CLI_FIELDS);
+  if (ctx.json) return emitJson(ctx, added.row);
+  ctx.out(`Added ${added.row.id}: ${added.description} (${zone(ctx)})\n`);
+}
+
+export async function scheduleAddCommand(ctx: Context): Promise<void> {
+  noPositionals(ctx);
+  nestedGuard(ctx);
+  const command = valueOf(ctx.args, 'command');
+  if (command === undefined) throw new InputError('command', 'is missing: give --command "shell command line"');
+  const t = timeFlags(ctx);
+  const rawTimeout = valueOf(ctx.args, 'timeout-minutes');
+  const timeoutMinutes = rawTimeout === undefined ? undefined : parseTimeoutMinutes(rawTimeout);
+  const added = await ctx.store.addCommand({ command, cwd: ctx.cwd, timeoutMinutes, ...t, tz: ctx.tz, now: ctx.clock() }, CLI_FIELDS);
+  if (ctx.json) return emitJson(ctx, added.row);
+  ctx.out(`Added ${added.row.id}: ${added.description}; runs in ${added.row.cwd} with a ${added.row.timeoutMinutes} min timeout (${zone(ctx)})\n`);
+}
+
+function listOut(ctx: Context, rows: readonly ScheduleRow[], quarantined: number, noun: string): void {
+  if (ctx.json) return emitJson(ctx, rows);
+  const now = ctx.clock();
+  const lines = [`${rows.length === 0 ? 'No' : rows.length} ${noun}${rows.length === 1 ? '' : 's'} (times in ${zone(ctx)})`];
+  for (const row of rows) lines.push(rowLine(row, ctx.tz, now));
+  if (quarantined > 0) lines.push(`${quarantined} row${quarantined === 1 ? '' : 's'} of this table failed validation and will be quarantined; see life-thread doctor`);
+  ctx.out(`${lines.join('\n')}\n`);
+}
+
+export async function remindList(ctx: Context): Promise<void> {
+  noPositionals(ctx);
+  const snap = await ctx.store.listReminders();
+  listOut(ctx, snap.rows, snap.quarantined.length, 'reminder');
+}
+
+export async function scheduleList(ctx: Context): Promise<void> {
+  noPositionals(ctx);
+  const snap = await ctx.store.listCommands();
+  listOut(ctx, snap.rows, snap.quarantined.length, 'scheduled command');
+}
+
+async function removeRow(ctx: Context, id: string): Promise<void> {
+  const removed = await ctx.store.remove(id, CLI_FIELDS);
+  let leftover = '';
+  if (isCommandRow(removed)) {
+    // The row is gone either way; a log that cannot be deleted is only mentioned.
+    await removeJobArtifacts(ctx.storeDir, removed.id).catch((e: unknown) => {
+      leftover = `; its run log could not be deleted (${e instanceof Error ? e.message : String(e)})`;
+    });
+  }
+  if (ctx.json) return emitJson(ctx, removed);
+  const what = isCommandRow(removed) ? `\`${removed.command}\`` : `"${removed.text}"`;
+  const wasRunning = removed.claim ? '; its run in flight finishes but leaves no fact or log' : '';
+  ctx.out(`Removed ${removed.id} ${what} (was: ${scheduleWords(removed, ctx.tz, ctx.clock())})${wasRunning}${leftover} (${zone(ctx)})\n`);
+}
+
+export async function remindRemove(ctx: Context): Promise<void> {
+  const id = oneId(ctx);
+  if (id.startsWith('c-')) throw new InputError('id', `'${id}' is a command id; use 'life-thread schedule remove ${id}'`);
+  await removeRow(ctx, id);
+}
+
+export async function scheduleRemove(ctx: Context): Promise<void> {
+  await removeRow(ctx, oneId(ctx));
+}
+
+export async function scheduleMove(ctx: Context): Promise<void> {
+  const id = oneId(ctx);
+  const t = timeFlags(ctx);
+  const rawTimeout = valueOf(ctx.args, 'timeout-minutes');
+  const timeoutMinutes = rawTimeout === undefined ? undefined : parseTimeoutMinutes(rawTimeout);
+  const moved = await ctx.store.move(id, { ...t, tz: ctx.tz, now: ctx.clock(), timeoutMinutes }, CLI_FIELDS);
+  if (ctx.json) return emitJson(ctx, moved.row);
+  const timeout = timeoutMinutes === undefined ? '' : `; timeout ${timeoutMinutes} min from the next run`;
+  ctx.out(`Moved ${moved.row.id}: ${moved.description}${timeout}${runningNote(moved.running)} (${zone(ctx)})\n`);
+}
+
+export async function scheduleRunNow(ctx: Context): Promise<void> {
+  const id = oneId(ctx);
+  const now = ctx.clock();
+  const r = await ctx.store.runNow(id, now, CLI_FIELDS);
+  if (ctx.json) return emitJson(ctx, r.row);
+  const after = r.row.schedule.kind === 'once' ? '' : `; then it keeps its schedule: ${describeSchedule(r.row.schedule, nextRunAfter(r.row.schedule, now), ctx.tz, now)}`;
+  ctx.out(
+    `${r.row.id} is due now, ${describeInstant(now, ctx.tz, now)}: it runs at the next dispatcher pass (the extension, or life-thread dispatch --once)${after}${runningNote(r.running)} (${zone(ctx)})\n`,
+  );
+}
+
+export async function scheduleLog(ctx: Context): Promise<void> {
+  const id = oneId(ctx);
+  if (id.startsWith('r-')) throw new InputError('id', `'${id}' is a reminder; only command rows (c-…) have a run log`);
+  if (!/^c-[A-Za-z0-9_-]{1,40}$/.test(id)) throw new InputError('id', `'${id}' is not a command id (c-…)`);
+  const row = await ctx.store.get(id);
+  const log = await readLog(ctx.storeDir, id);
+  if (!row && log === null) throw new InputError('id', `no command with id ${id}`);
+  if (ctx.json) return emitJson(ctx, { id, log });
+  if (log === null) {
+    ctx.out(`No run log for ${id} yet (it has not run since it was added)\n`);
+    return;
+  }
+  const last = row?.firedAt ? `, last run ${describeInstant(new Date(row.firedAt), ctx.tz, ctx.clock())} (${zone(ctx)})` : '';
+  ctx.out(`Run log of ${id}${last}:\n${log}${log.endsWith('\n') ? '' : '\n'}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// dispatch --once
+
+interface DispatchEntry {
+  id: string;
+  scheduledFor: string;
+  firedAt: string;
+  lateMs: number;
+  delivered?: boolean;
+  text?: string;
+  fact?: Fact;
+  /** Present (false) only when the row was removed before its fact could be written. */
+  recorded?: boolean;
+}
+
+/** Writes command facts in batches: one lock and one write for every fact that finished meanwhile. */
+class FactWriter {
+  private pending: { id: string; token: string; fact: Fact; done: (applied: boolean) => void; fail: (e: unknown) => void }[] = [];
+  private draining: Promise<void> | undefined;
+
+  constructor(private readonly table: Table<CommandRow>) {}
+
+  record(id: string, token: string, fact: Fact): Promise<boolean> {
+    return new Promise((done, fail) => {
+      this.pending.push({ id, token, fact, done, fail });
+      this.kick();
+    });
+  }
+
+  private kick(): void {
+    if (this.draining) return;
+    this.draining = this.drain().finally(() => {
+      this.draining = undefined;
+      if (this.pending.length > 0) this.kick();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    while (this.pending.length > 0) {
+      const batch = this.pending.splice(0);
+      try {
+        const applied = await this.table.update((rows) => {
+          let cur: CommandRow[] = rows;
+          const ok = new Set<string>();
+          for (const b of batch) {
+            const r = recordFact(cur, b.id, b.token, b.fact);
+            if (r.applied) {
+              cur = r.rows;
+              ok.add(b.id);
+            }
+          }
+          return { rows: ok.size > 0 ? cur : rows, result: ok };
+        });
+        for (const b of batch) b.done(applied.has(b.id));
+      } catch (e) {
+        for (const b of batch) b.fail(e);
+      }
+    }
+  }
+}
+
+const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+const SIGNAL_NUMBERS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 };
+
+/** dispatch --once was stopped by a signal after its running commands were killed and recorded. */
+export class Stopped extends Error {
+  readonly exitCode: number;
+  constructor(readonly signal: NodeJS.Signals) {
+    super(`stopped by ${signal}; the commands it was running were killed and recorded as interrupted`);
+    this.name = 'Stopped';
+    this.exitCode = 128 + (SIGNAL_NUMBERS[signal] ?? 0);
+  }
+}
+
+function entryOf(run: ClaimedRun): DispatchEntry {
+  return { id: run.id, scheduledFor: run.scheduledFor, firedAt: run.firedAt, lateMs: run.lateMs };
+}
+
+export async function dispatch(ctx: Context): Promise<void> {
+  noPositionals(ctx);
+  if (!has(ctx.args, 'once')) {
+    throw new InputError('once', 'dispatch needs --once: the VS Code extension is the long-running dispatcher; the CLI runs single passes');
+  }
+  const rawR = valueOf(ctx.args, 'reminder-max-lateness-hours');
+  const rawC = valueOf(ctx.args, 'command-max-lateness-hours');
+  const limits = {
+    reminder: rawR === undefined ? DEFAULT_LIMITS.reminder : parseHours(rawR, 'reminder-max-lateness-hours'),
+    command: rawC === undefined ? DEFAULT_LIMITS.command : parseHours(rawC, 'command-max-lateness-hours'),
+  };
+  const passAt = ctx.clock();
+  const problems: unknown[] = [];
+  const pass = await passTables(ctx, { now: passAt, holder: { pid: process.pid, window: 'cli' }, newToken: () => randomBase36(16), maxLatenessMs: limits }, problems);
+
+  const entries: DispatchEntry[] = [];
+  const live = new Set<string>();
+  const heartbeat = setInterval(() => {
+    void ctx.store.heartbeat(live, ctx.clock()).catch(() => undefined);
+  }, HEARTBEAT_EVERY_MS);
+  // Jobs run in their own process groups, so a terminal's Ctrl-C would not reach them: stop them and record why.
+  const abort = new AbortController();
+  // One signal serves every job of the pass; many listeners are expected, not a leak.
+  setMaxListeners(0, abort.signal);
+  let stoppedBy: NodeJS.Signals | undefined;
+  const onSignal = (sig: NodeJS.Signals): void => {
+    stoppedBy ??= sig;
+    abort.abort(new Error(`life-thread dispatch --once was stopped by ${sig}`));
+  };
+  for (const sig of STOP_SIGNALS) process.on(sig, onSignal);
+
+  try {
+    // Commands start first: they take time, the reminders are printed meanwhile.
+    const commandsDone = runClaimedCommands(ctx, pass.commands.claimed, live, entries, abort.signal).catch((e: unknown) => {
+      problems.push(e);
+    });
+    try {
+      await fireClaimedReminders(ctx, pass.reminders.claimed, entries);
+    } catch (e) {
+      problems.push(e);
+    }
+    await commandsDone;
+  } finally {
+    clearInterval(heartbeat);
+    for (const sig of STOP_SIGNALS) process.off(sig, onSignal);
+  }
+  if (stoppedBy !== undefined) problems.unshift(new Stopped(stoppedBy));
+
+  // What was claimed in a readable table was fired and is reported even when the other table failed.
+  if (problems.length > 0 && entries.length === 0) throw problems[0];
+  if (ctx.json) {
+    emitJson(ctx, entries);
+    if (problems.length > 0) throw problems[0];
+    return;
+  }
+
+  const lines: string[] = [];
+  for (const m of [...pass.reminders.missed, ...pass.commands.missed]) {
+    lines.push(`Missed ${m.id}: due ${describeInstant(new Date(m.scheduledFor), ctx.tz, passAt)}, past the catch-up limit; not run${m.missedRuns > 1 ? ` (${m.missedRuns} runs missed)` : ''}`);
+  }
+  for (const id of [...pass.reminders.interrupted, ...pass.commands.interrupted]) lines.push(`Interrupted ${id}: its runner stopped before recording a fact`);
+  const fired = entries.filter((e) => e.id.startsWith('r-')).length;
+  const ran = entries.length - fired;
+  const cleaned = pass.reminders.cleaned.length + pass.commands.cleaned.length;
+  const missed = pass.reminders.missed.length + pass.commands.missed.length;
+  lines.push(
+    `Pass at ${describeInstant(passAt, ctx.tz, passAt).replace(/, now$/, '')}: ${fired} reminder${fired === 1 ? '' : 's'} delivered, ${ran} command${ran === 1 ? '' : 's'} run, ${missed} missed, ${cleaned} cleaned (${zone(ctx)})`,
+  );
+  ctx.out(`${lines.join('\n')}\n`);
+  if (problems.length > 0) throw problems[0];
+}
+
+/**
+ * The dispatcher's pass (the transitions of core/dispatch, as ScheduleStore.pass applies them), one
+ * table at a time, so a table that cannot be read does not strand the claims already written in the
+ * other; the pulse is touched only when both passed.
+ */
+async function passTables(
+  ctx: Context,
+  opts: PassOptions,
+  problems: unknown[],
+): Promise<{ reminders: Omit<PassResult<ReminderRow>, 'rows' | 'changed'>; commands: Omit<PassResult<CommandRow>, 'rows' | 'changed'> }> {
+  const one = async <R extends ScheduleRow>(table: Table<R>): Promise<Omit<PassResult<R>, 'rows' | 'changed'>> => {
+    try {
+      return await table.update((rows) => {
+        const r = duePass(rows, opts);
+        return { rows: r.changed ? r.rows : rows, result: r };
+      });
+    } catch (e) {
+      problems.push(e);
+      return { claimed: [], missed: [], interrupted: [], cleaned: [] };
+    }
+  };
+  const reminders = await one(ctx.store.reminders);
+  const commands = await one(ctx.store.commands);
+  if (problems.length === 0) await touchPulse(ctx.storeDir, undefined, opts.now).catch((e: unknown) => problems.push(e));
+  return { reminders, commands };
+}
+
+/** A reminder fired by the CLI is delivered by printing it; the facts are written in one update. */
+async function fireClaimedReminders(ctx: Context, claimed: readonly ClaimedRun[], entries: DispatchEntry[]): Promise<void> {
+  if (claimed.length === 0) return;
+  const snap = await ctx.store.reminders.read();
+  const byId = new Map<string, ReminderRow>(snap.rows.map((r) => [r.id, r]));
+  const fired: { run: ClaimedRun; row: ReminderRow }[] = [];
+  const fact: Fact = { delivered: true, via: 'cli' };
+  for (const run of claimed) {
+    const row = byId.get(run.id);
+    // Removed, or the claim lost to another process, between the pass and now: not ours to fire.
+    if (!row || row.claim?.token !== run.token) continue;
+    fired.push({ run, row });
+    if (!ctx.json) {
+      const late = run.lateMs >= 60_000 ? ` (due ${describeInstant(new Date(run.scheduledFor), ctx.tz, ctx.clock())})` : '';
+      ctx.out(`Reminder ${row.id}${late}:\n  ${row.text.replace(/\n/g, '\n  ')}\n`);
+    }
+  }
+  const applied = await ctx.store.reminders.update((rows) => {
+    let cur: ReminderRow[] = rows;
+    const ok = new Set<string>();
+    for (const { run } of fired) {
+      const r = recordFact(cur, run.id, run.token, fact);
+      if (r.applied) {
+        cur = r.rows;
+        ok.add(run.id);
+      }
+    }
+    return { rows: ok.size > 0 ? cur : rows, result: ok };
+  });
+  for (const { run, row } of fired) {
+    const entry: DispatchEntry = { ...entryOf(run), delivered: true, text: row.text, fact: { ...(row.fact ?? {}), ...fact } };
+    if (!applied.has(run.id)) entry.recorded = false;
+    entries.push(entry);
+  }
+}
+
+/** The job's deadline counts from the claim on the machine's clock, so a --now claim is translated back to it. */
+function realTimeRun(ctx: Context, run: ClaimedRun): ClaimedRun {
+  const offset = ctx.clock().getTime() - Date.now();
+  return { ...run, firedAt: new Date(Date.parse(run.firedAt) - offset).toISOString() };
+}
+
+async function runClaimedCommands(ctx: Context, claimed: readonly ClaimedRun[], live: Set<string>, entries: DispatchEntry[], signal: AbortSignal): Promise<void> {
+  if (claimed.length === 0) return;
+  const snap = await ctx.store.commands.read();
+  const byId = new Map<string, CommandRow>(snap.rows.map((r) => [r.id, r]));
+  const writer = new FactWriter(ctx.store.commands);
+  const runs = claimed.map(async (run) => {
+    const row = byId.get(run.id);
+    if (!row || row.claim?.token !== run.token) return;
+    live.add(run.token);
+    let fact: Fact;
+    try {
+      fact = await fireCommandRow(row, realTimeRun(ctx, run), { storeDir: ctx.storeDir, env: ctx.env, store: ctx.store, signal });
+    } catch (e) {
+      fact = { error: e instanceof Error ? e.message : String(e) };
+    }
+    let recorded: boolean;
+    try {
+      recorded = await writer.record(run.id, run.token, fact);
+    } finally {
+      live.delete(run.token);
+    }
+    // A result that arrives after the row was removed leaves nothing behind.
+    if (!recorded) await removeJobArtifacts(ctx.storeDir, run.id);
+    const merged: Fact = { ...(row.fact ?? {}), ...fact };
+    const entry: DispatchEntry = { ...entryOf(run), fact: merged };
+    if (!recorded) entry.recorded = false;
+    entries.push(entry);
+    if (!ctx.json) ctx.out(`Command ${row.id} \`${row.command}\`: ${factSummary(merged)}${recorded ? '' : ' (the row was removed meanwhile; nothing kept)'}\n`);
+  });
+  const settled = await Promise.allSettled(runs);
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
+// ---------------------------------------------------------------------------------------------
+// doctor
+
+interface NextRun {
+  id: string;
+  kind: 'reminder' | 'command';
+  nextRunAt: string;
+  running: boolean;
+  description: string;
+}
+
+interface QuarantineEntry {
+  table: string;
+  /** False while the bad row is still in the table file (it moves aside at the next write). */
+  movedAside: boolean;
+  reason: string;
+  row: unknown;
+}
+
+export async function doctor(ctx: Context): Promise<void> {
+  noPositionals(ctx);
+  const now = ctx.clock();
+  const lastPass = await readPulse(ctx.storeDir);
+  const healthy = lastPass !== null && now.getTime() - lastPass.getTime() <= HEALTHY_WITHIN_MS;
+  const reminders = await ctx.store.reminders.read();
+  const commands = await ctx.store.commands.read();
+  const schemaVersions = {
+    code: SCHEMA_VERSION,
+    reminders: reminders.state === 'missing' ? null : reminders.schemaVersion,
+    'schedule-commands': commands.state === 'missing' ? null : commands.schemaVersion,
+  };
+  const quarantined: QuarantineEntry[] = [];
+  for (const [name, snap, table] of [
+    ['reminders', reminders, ctx.store.reminders],
+    ['schedule-commands', commands, ctx.store.commands],
+  ] as const) {
+    for (const q of snap.quarantined) quarantined.push({ table: name, movedAside: false, reason: q.reason, row: q.row });
+    const file = await table.readQuarantine();
+    file.rows.forEach((row, i) => quarantined.push({ table: name, movedAside: true, reason: file.reasons[i] ?? '', row }));
+  }
+  const all: ScheduleRow[] = [...reminders.rows, ...commands.rows];
+  const nextRuns: NextRun[] = all
+    .filter((r): r is ScheduleRow & { nextRunAt: string } => r.status === 'pending' && r.nextRunAt !== null)
+    .sort((a, b) => Date.parse(a.nextRunAt) - Date.parse(b.nextRunAt))
+    .slice(0, DOCTOR_NEXT_RUNS)
+    .map((r) => ({
+      id: r.id,
+      kind: isCommandRow(r) ? 'command' : 'reminder',
+      nextRunAt: r.nextRunAt,
+      running: r.claim !== undefined,
+      description: describeSchedule(r.schedule, new Date(r.nextRunAt), ctx.tz, now),
+    }));
+
+  if (ctx.json) {
+    return emitJson(ctx, { healthy, lastPassAt: lastPass === null ? null : lastPass.toISOString(), storeDir: ctx.storeDir, schemaVersions, quarantined, nextRuns });
+  }
+  const lines: string[] = [];
+  if (lastPass === null) lines.push('Dispatcher: STALLED: no pass recorded yet (no reminders.tick); open VS Code with Life Thread, or run life-thread dispatch --once');
+  else lines.push(`Dispatcher: ${healthy ? 'healthy' : 'STALLED'}: last pass ${describeInstant(lastPass, ctx.tz, now)}`);
+  lines.push(`Store: ${ctx.storeDir}`);
+  const v = (n: number | null): string => (n === null ? 'no file yet' : String(n));
+  lines.push(`Schema versions: code ${SCHEMA_VERSION}; reminders.json ${v(schemaVersions.reminders)}; schedule-commands.json ${v(schemaVersions['schedule-commands'])}`);
+  lines.push(`Rows: ${reminders.rows.length} reminder${reminders.rows.length === 1 ? '' : 's'}, ${commands.rows.length} command${commands.rows.length === 1 ? '' : 's'}`);
+  if (quarantined.length === 0) lines.push('Quarantined: none');
+  else {
+    lines.push(`Quarantined: ${quarantined.length} row${quarantined.length === 1 ? '' : 's'}`);
+    for (const q of quarantined) lines.push(`  ${q.table}${q.movedAside ? '.quarantine.json' : '.json (moves aside at the next write)'}: ${q.reason}`);
+  }
+  if (nextRuns.length === 0) lines.push('Next runs: none');
+  else {
+    lines.push('Next runs:');
+    for (const n of nextRuns) lines.push(`  ${n.id}  ${n.description}${n.running ? ' (running now)' : ''}`);
+  }
+  lines.push(`Times in ${zone(ctx)}`);
+  ctx.out(`${lines.join('\n')}\n`);
+}
+
+export function wakeNotYet(): never {
+  throw new InputError('command', "'wake' is not available yet in the CLI (it comes with the wake feature); use the @life /wake command in VS Code");
+}

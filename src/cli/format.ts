@@ -1,0 +1,104 @@
+/**
+ * What the CLI says to a person: usage, one line per row, facts in words. Every answer that shows a
+ * time names the zone it was shown in.
+ */
+import type { CommandRow, Fact, ScheduleRow } from '../core/schema';
+import { describeInstant, describeSchedule, formatDuration } from '../core/time';
+
+export const USAGE = `life-thread — durable reminders and scheduled commands from a terminal (Life Thread)
+
+Usage:
+  life-thread remind add --text T (--when W | --cron EXPR) [--tz Z] [--allow-nested]
+  life-thread remind list
+  life-thread remind remove ID
+  life-thread schedule add-command --command C (--when W | --cron EXPR) [--tz Z]
+                                   [--timeout-minutes N] [--allow-nested]
+  life-thread schedule list
+  life-thread schedule remove ID
+  life-thread schedule move ID (--when W | --cron EXPR) [--tz Z] [--timeout-minutes N]
+  life-thread schedule run-now ID
+  life-thread schedule log ID
+  life-thread dispatch --once [--reminder-max-lateness-hours H] [--command-max-lateness-hours H]
+  life-thread doctor
+  life-thread wake add|list|cancel          (not available yet)
+  life-thread help | --help | -h | --version
+
+Global flags (anywhere on the line):
+  --store DIR   the store directory (default: $LIFE_THREAD_STORE; required)
+  --json        print only JSON on stdout; errors go to stderr as {"error":{"field","reason"}}
+  --now ISO     the clock, an ISO-8601 instant with a zone (default: the system clock)
+  --tz Z        the owner's IANA zone (default: $LIFE_THREAD_TZ, else the system zone)
+
+Times:
+  --when takes words or ISO read in the owner's zone: 'in 20 minutes', 'tomorrow at 9',
+  'friday 18:30', '2026-10-03 09:00', 'every 30m', 'every weekday at 09:00'.
+  --cron takes 5 fields (minute hour day-of-month month day-of-week) in --tz or the default zone.
+  Reminders recur at most every 10 minutes, commands every minute. A time in the past is refused.
+
+Notes:
+  IDs start with r- (reminder) or c- (command); the schedule verbs remove, move and run-now take
+  either. A command runs in bash in the directory it was added from, with a timeout of
+  --timeout-minutes (1-60, default 2). Inside a command job (LIFE_THREAD_JOB set) adding a row
+  needs --allow-nested. 'dispatch --once' runs one headless pass: due reminders are printed and
+  due commands run; the VS Code extension is the long-running dispatcher.
+
+Exit codes: 0 ok, 2 bad input, 3 store unreadable, newer schema or lock not obtained in 10 s.
+`;
+
+export type ZoneSource = 'flag' | 'env' | 'system';
+
+/** "zone Europe/Berlin", saying where the zone came from when --tz was not given. */
+export function zoneNote(tz: string, source: ZoneSource): string {
+  if (source === 'flag') return `zone ${tz}`;
+  if (source === 'env') return `zone ${tz}: the default from LIFE_THREAD_TZ, as no --tz was given`;
+  return `zone ${tz}: the system zone, as no --tz was given`;
+}
+
+function clip(s: string, max: number): string {
+  const one = s.replace(/\s+/g, ' ').trim();
+  return one.length <= max ? one : `${one.slice(0, max - 1)}…`;
+}
+
+export function isCommandRow(row: ScheduleRow): row is CommandRow {
+  return 'command' in row;
+}
+
+/** The row's schedule and next run in words, shown in `tz`. */
+export function scheduleWords(row: ScheduleRow, tz: string, now: Date): string {
+  const next = row.nextRunAt === null ? null : new Date(row.nextRunAt);
+  if (row.schedule.kind === 'once' && row.status === 'pending' && next !== null && next.getTime() !== Date.parse(row.schedule.at)) {
+    return `Once, due ${describeInstant(next, tz, now)}`;
+  }
+  return describeSchedule(row.schedule, next, tz, now);
+}
+
+/** The last fact, or the run in flight, in a few words. */
+export function factWords(row: ScheduleRow, tz: string, now: Date): string {
+  if (row.claim) {
+    return `running since ${describeInstant(new Date(row.firedAt ?? row.claim.heartbeatAt), tz, now)} (pid ${row.claim.pid}, ${row.claim.window})`;
+  }
+  const f = row.fact;
+  if (!f) return row.status === 'pending' ? 'not run yet' : row.status;
+  return factSummary(f, row.firedAt === undefined ? undefined : describeInstant(new Date(row.firedAt), tz, now));
+}
+
+export function factSummary(f: Fact, when?: string): string {
+  const parts: string[] = [];
+  if (f.delivered === true) parts.push(`delivered${f.via ? ` via ${f.via}` : ''}`);
+  if (f.delivered === false) parts.push('not delivered');
+  if (f.exitCode !== undefined) parts.push(f.exitCode === null ? 'no exit code' : `exit ${f.exitCode}`);
+  if (f.signal) parts.push(`signal ${f.signal}`);
+  if (f.timedOut) parts.push('timed out');
+  if (f.interrupted) parts.push('interrupted');
+  if (f.durationMs !== undefined) parts.push(`took ${f.durationMs < 1000 ? `${Math.round(f.durationMs)} ms` : formatDuration(f.durationMs / 1000)}`);
+  if (f.lateMs !== undefined && f.lateMs >= 1000) parts.push(`${formatDuration(f.lateMs / 1000)} late`);
+  if (f.missedRuns) parts.push(`${f.missedRuns} missed run${f.missedRuns === 1 ? '' : 's'}`);
+  if (f.error) parts.push(clip(f.error, 160));
+  const what = parts.length > 0 ? parts.join(', ') : 'fired';
+  return when === undefined ? what : `${what} (fired ${when})`;
+}
+
+export function rowLine(row: ScheduleRow, tz: string, now: Date): string {
+  const what = isCommandRow(row) ? `\`${clip(row.command, 80)}\` in ${row.cwd}, timeout ${row.timeoutMinutes} min` : `"${clip(row.text, 80)}"`;
+  return `${row.id}  ${row.status}  ${scheduleWords(row, tz, now)}\n    ${what}\n    last: ${factWords(row, tz, now)}`;
+}
