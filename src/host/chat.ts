@@ -23,6 +23,8 @@ export type ChatCommandHandler = (
 export class LifeChat {
   private readonly handlers = new Map<string, ChatCommandHandler>();
   private fallback: ChatCommandHandler | undefined;
+  /** Called around every request: after-turn actions wait for the turn to end. */
+  hooks: { begin(): void; end(): void } = { begin: () => undefined, end: () => undefined };
 
   constructor(context: vscode.ExtensionContext) {
     const participant = vscode.chat.createChatParticipant(CHAT_PARTICIPANT_ID, (req, ctx, stream, token) => this.handle(req, ctx, stream, token));
@@ -45,7 +47,12 @@ export class LifeChat {
       stream.markdown(request.command ? `\`/${request.command}\` is not available yet.\n\n${CHAT_HELP}` : CHAT_HELP);
       return { metadata: { command: request.command ?? 'help' } };
     }
-    const result = await handler(request, context, stream, token);
-    return result ?? { metadata: { command: request.command ?? 'default' } };
+    this.hooks.begin();
+    try {
+      const result = await handler(request, context, stream, token);
+      return result ?? { metadata: { command: request.command ?? 'default' } };
+    } finally {
+      this.hooks.end();
+    }
   }
 }

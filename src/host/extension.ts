@@ -10,7 +10,12 @@ import { LifeChat } from './chat';
 import { ScheduleFeature, ownerZone } from './scheduleFeature';
 import { registerScheduleCommands, runNowRow, moveRow, removeRow, showLog } from './scheduleCommands';
 import { registerScheduleTools } from './tools';
-import { HostFirer, deliverAsIs } from './firer';
+import { HostFirer } from './firer';
+import { ReminderTurns, type DeliveredReminder } from './reminderTurn';
+import { registerOpenAiProvider } from './openaiProvider';
+import { AfterTurn } from './afterTurn';
+import { registerLifeAgent } from './lifeAgent';
+import { modelsSection } from './modelsDoctor';
 import { CommandJobs } from './jobs';
 import { ScheduleStore } from '../node/schedule';
 
@@ -25,6 +30,8 @@ export interface LifeThreadApi {
   readonly panel: LifeThreadPanel;
   readonly schedule: ScheduleFeature;
   readonly jobs: CommandJobs;
+  readonly reminderTurns: ReminderTurns;
+  readonly afterTurn: AfterTurn;
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<LifeThreadApi> {
@@ -46,10 +53,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
     ].join('\n'),
   );
 
-  const openInChat = (text: string) => vscode.commands.executeCommand('workbench.action.chat.open', { query: `@life ${text}`, isPartialQuery: true });
   const store = new ScheduleStore({ dir: storeDir });
   const jobs = new CommandJobs(store, model, log);
-  const firer = new HostFirer(deliverAsIs(model, openInChat), jobs.run);
+  const reminderTurns = new ReminderTurns(model, log, (d) => openDelivered(d));
+  context.subscriptions.push(reminderTurns);
+  const firer = new HostFirer(reminderTurns.deliver, jobs.run);
   const schedule = new ScheduleFeature(context, store, model, doctor, firer, log);
   context.subscriptions.push(schedule, jobs, schedule.dispatcher.onDidFire((outcome) => void jobs.settle(outcome)));
   registerScheduleCommands(context, schedule);
@@ -84,7 +92,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
   const panel = new LifeThreadPanel(context, model, handle, log);
   context.subscriptions.push(panel, vscode.commands.registerCommand(COMMANDS.openPanel, () => void panel.show()));
 
-  new LifeChat(context);
+  const provider = registerOpenAiProvider(context);
+  doctor.addSection('Language models', () => modelsSection(provider));
+  const afterTurn = new AfterTurn(storeDir, log);
+  await afterTurn.settleAtStart();
+  context.subscriptions.push(afterTurn, vscode.lm.registerTool('lifethread_afterTurn', afterTurn.tool()));
+  const chat = new LifeChat(context);
+  chat.hooks = { begin: () => afterTurn.beginTurn(), end: () => afterTurn.endTurn() };
+  registerLifeAgent(chat, { afterTurn, doctor, reminders: reminderTurns });
 
   await schedule.start();
 
@@ -98,7 +113,19 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
 
   const activationMs = performance.now() - t0;
   log.info(`activated in ${activationMs.toFixed(1)} ms; store ${storeDir}`);
-  return { activatedAt: Date.now(), activationMs, storeDir, model, doctor, panel, schedule, jobs };
+  return { activatedAt: Date.now(), activationMs, storeDir, model, doctor, panel, schedule, jobs, reminderTurns, afterTurn };
+}
+
+/** "Open in Chat" for a delivered reminder: a new @life chat shows it; without a model, a read-only document. */
+async function openDelivered(d: DeliveredReminder): Promise<void> {
+  const models = await vscode.lm.selectChatModels();
+  if (models.length > 0) {
+    await vscode.commands.executeCommand('workbench.action.chat.newChat');
+    await vscode.commands.executeCommand('workbench.action.chat.open', { query: `@life /remind show ${d.id}`, isPartialQuery: false });
+    return;
+  }
+  const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: `# Reminder ${d.id}\n\n${d.text}\n` });
+  await vscode.window.showTextDocument(doc);
 }
 
 export function deactivate(): void {
