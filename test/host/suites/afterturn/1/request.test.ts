@@ -20,8 +20,8 @@ describe('after-turn requests, phase 1: accepted, deduplicated, refused, carried
     assert.match(first, /^Accepted: reload_window will run after this turn ends/);
     const again = textOf(await vscode.lm.invokeTool('lifethread_afterTurn', { input: { action: 'reload_window' }, toolInvocationToken: undefined }));
     assert.match(again, /^Already accepted: reload_window/);
-    await assert.rejects(vscode.lm.invokeTool('lifethread_afterTurn', { input: { action: 'restart_extension_host' }, toolInvocationToken: undefined }), /refused: reload_window requested at .* is still pending/);
-    await assert.rejects(vscode.lm.invokeTool('lifethread_afterTurn', { input: { action: 'shutdown' }, toolInvocationToken: undefined }), /action: /);
+    await assert.rejects(Promise.resolve(vscode.lm.invokeTool('lifethread_afterTurn', { input: { action: 'restart_extension_host' }, toolInvocationToken: undefined })), /refused: reload_window requested at .* is still pending/);
+    await assert.rejects(Promise.resolve(vscode.lm.invokeTool('lifethread_afterTurn', { input: { action: 'shutdown' }, toolInvocationToken: undefined })), /action: /);
     await waitFor(() => (executed.length ? true : undefined), 10_000, 'the request carried out');
     assert.deepEqual(executed, ['workbench.action.reloadWindow']);
     const state = JSON.parse(readFileSync(join(api.storeDir, 'after-turn.json'), 'utf8')) as { current: { status: string; action: string } };
