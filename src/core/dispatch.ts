@@ -99,14 +99,17 @@ export function duePass<R extends ScheduleRow>(rows: readonly R[], opts: PassOpt
     if (row.claim) {
       const claim = row.claim;
       const mine = claim.pid === opts.holder.pid && claim.window === opts.holder.window;
-      const deadByHeartbeat = nowMs - Date.parse(claim.heartbeatAt) > staleMs;
-      const deadMine = mine && opts.ownLiveTokens !== undefined && !opts.ownLiveTokens.has(claim.token);
+      // A run this holder knows it still has in flight is alive whatever its heartbeat says (e.g. after sleep).
+      const liveMine = mine && opts.ownLiveTokens !== undefined && opts.ownLiveTokens.has(claim.token);
+      const deadByHeartbeat = !liveMine && nowMs - Date.parse(claim.heartbeatAt) > staleMs;
+      const deadMine = mine && opts.ownLiveTokens !== undefined && !liveMine;
       if (deadByHeartbeat || deadMine) {
         const reason = deadMine
           ? 'this window restarted before the run recorded a fact'
           : `the ${claim.window === 'cli' ? 'CLI process' : 'window'} running it (pid ${claim.pid}) stopped before recording a fact`;
         const { claim: _dropped, ...rest } = row;
         row = { ...rest, fact: interruptedFact(row, reason) } as R;
+        if (kind === 'command') delete (row as CommandRow).runningTimeoutMinutes;
         result.interrupted.push(row.id);
         result.changed = true;
       }

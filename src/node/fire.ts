@@ -5,7 +5,7 @@
  */
 import type { ClaimedRun, Holder } from '../core/dispatch';
 import type { CommandRow, Fact, ReminderRow } from '../core/schema';
-import type { PassOutcome, ScheduleStore } from './schedule';
+import { PassError, type PassOutcome, type ScheduleStore } from './schedule';
 
 export interface Firer {
   reminder(row: ReminderRow, run: ClaimedRun): Promise<Fact>;
@@ -55,8 +55,18 @@ export async function dispatchOnce(
   firer: Firer,
   opts: { now: Date; holder: Holder; limits?: { reminder: number; command: number } },
 ): Promise<{ pass: PassOutcome; fired: FiredOutcome[] }> {
-  const pass = await store.pass(opts);
+  let pass: PassOutcome;
+  let failure: PassError | undefined;
+  try {
+    pass = await store.pass(opts);
+  } catch (err) {
+    if (!(err instanceof PassError)) throw err;
+    // Claims already written by the table that worked still fire; the failure is raised afterwards.
+    failure = err;
+    pass = err.partial;
+  }
   const runs = [...pass.reminders.claimed, ...pass.commands.claimed];
   const fired = await Promise.all(runs.map((run) => fireClaimed(store, firer, run)));
+  if (failure) throw failure;
   return { pass, fired };
 }

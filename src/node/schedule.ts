@@ -207,7 +207,12 @@ export class ScheduleStore {
     const commands = c instanceof Error ? empty<CommandRow>() : c;
     const failure = r instanceof Error ? r : c instanceof Error ? c : undefined;
     if (failure) throw new PassError(failure, { reminders, commands });
-    await touchPulse(this.dir, this.fs, opts.now);
+    try {
+      await touchPulse(this.dir, this.fs, opts.now);
+    } catch (err) {
+      // The claims are written: they must still fire even though the pulse could not be touched.
+      throw new PassError(err instanceof Error ? err : new Error(String(err)), { reminders, commands });
+    }
     return { reminders, commands };
   }
 
