@@ -219,7 +219,9 @@ export function nextWorkAt(rows: readonly ScheduleRow[], heartbeatStaleMs = HEAR
 /** Make a row due on the next pass; a recurring row keeps its cadence afterwards. */
 export function runNow<R extends ScheduleRow>(row: R, now: Date): { row: R; running: boolean } {
   const running = isRunning(row);
-  const moved = { ...row, status: 'pending', nextRunAt: iso(now) } as R;
+  // A one-shot is now due at `now`; a recurring row keeps its schedule (and so its cadence).
+  const schedule = row.schedule.kind === 'once' ? { kind: 'once' as const, at: iso(now) } : row.schedule;
+  const moved = { ...row, schedule, status: 'pending', nextRunAt: iso(now) } as R;
   return { row: moved, running };
 }
 

@@ -84,7 +84,7 @@ const deltaSchema = z.object({
       }),
     )
     .optional(),
-  error: z.object({ message: z.string() }).optional(),
+  error: z.union([z.string(), z.object({ message: z.string().optional() }).passthrough()]).optional(),
 });
 
 export type StreamEvent = { kind: 'text'; text: string } | { kind: 'toolCall'; callId: string; name: string; input: unknown } | { kind: 'done'; finishReason: string | null };
@@ -97,6 +97,10 @@ export class ChatStreamParser {
   private buffer = '';
   private calls = new Map<number, { id: string; name: string; args: string }>();
   private finished = false;
+  private finishReason: string | null = null;
+  /** Servers that reuse index 0 for parallel calls (with distinct ids) get fresh slots from here. */
+  private nextSlot = 1_000_000;
+  private slotFor = new Map<number, number>();
 
   push(chunk: string): StreamEvent[] {
     this.buffer += chunk;
@@ -123,7 +127,7 @@ export class ChatStreamParser {
     if (data === '[DONE]') {
       if (this.finished) return [];
       this.finished = true;
-      return [...this.flushCalls(), { kind: 'done', finishReason: 'stop' }];
+      return [...this.flushCalls(), { kind: 'done', finishReason: this.finishReason ?? 'stop' }];
     }
     let json: unknown;
     try {
@@ -133,13 +137,19 @@ export class ChatStreamParser {
     }
     const parsed = deltaSchema.safeParse(json);
     if (!parsed.success) return [];
-    if (parsed.data.error) throw new Error(`the model server reported: ${parsed.data.error.message}`);
+    const err = parsed.data.error;
+    if (err !== undefined) throw new Error(`the model server reported: ${typeof err === 'string' ? err : (err.message ?? JSON.stringify(err))}`);
     const events: StreamEvent[] = [];
     for (const choice of parsed.data.choices ?? []) {
       const content = choice.delta?.content ?? choice.message?.content;
       if (content) events.push({ kind: 'text', text: content });
       for (const tc of choice.delta?.tool_calls ?? []) {
-        const index = tc.index ?? 0;
+        const wire = tc.index ?? 0;
+        let index = this.slotFor.get(wire) ?? wire;
+        const existing = this.calls.get(index);
+        // A new id at a wire index already in use is a new parallel call (some servers send every call at index 0).
+        if (existing && tc.id && existing.id && tc.id !== existing.id) index = this.nextSlot++;
+        this.slotFor.set(wire, index);
         const cur = this.calls.get(index) ?? { id: '', name: '', args: '' };
         if (tc.id) cur.id = tc.id;
         if (tc.function?.name) cur.name += tc.function.name;
@@ -147,6 +157,7 @@ export class ChatStreamParser {
         this.calls.set(index, cur);
       }
       if (choice.finish_reason) {
+        this.finishReason = choice.finish_reason;
         events.push(...this.flushCalls());
       }
     }
@@ -167,6 +178,7 @@ export class ChatStreamParser {
       out.push({ kind: 'toolCall', callId: c.id || `call_${index}`, name: c.name, input });
     }
     this.calls.clear();
+    this.slotFor.clear();
     return out;
   }
 }

@@ -7,6 +7,10 @@ import { describeInstant, describeSchedule } from './time';
 export function factLine(row: ScheduleRow, now: Date): { text: string; tone: RowView['factTone'] } {
   if (row.claim) return { text: `running since ${describeInstant(new Date(row.firedAt ?? row.claim.heartbeatAt), row.tz, now)}`, tone: 'running' };
   const f: Fact | undefined = row.fact;
+  if (f && row.firedAt === undefined && f.missedRuns) {
+    // A recurring row that missed runs past the catch-up limit before it ever ran.
+    return { text: `${f.missedRuns} missed run${f.missedRuns === 1 ? '' : 's'} (past the catch-up limit, not run)`, tone: 'error' };
+  }
   if (!f || row.firedAt === undefined) return { text: '', tone: 'none' };
   const at = describeInstant(new Date(row.firedAt), row.tz, now);
   const late = f.lateMs !== undefined && f.lateMs >= 60_000 ? `, ${formatLate(f.lateMs)} late` : '';
@@ -14,7 +18,8 @@ export function factLine(row: ScheduleRow, now: Date): { text: string; tone: Row
   if (row.status === 'missed') return { text: `missed (${f.error ?? 'past the catch-up limit'})`, tone: 'error' };
   if ('command' in row) {
     if (f.interrupted) return { text: `interrupted at ${at}: ${f.error ?? ''}`.trim(), tone: 'error' };
-    if (f.timedOut) return { text: `timed out after ${row.timeoutMinutes} min at ${at}${late}`, tone: 'error' };
+    // The fact's own reason names the run's timeout (a move may have changed timeoutMinutes since).
+    if (f.timedOut) return { text: `${f.error ?? 'timed out'} (at ${at}${late})`, tone: 'error' };
     if (f.error && (f.exitCode === undefined || f.exitCode === null)) return { text: `error at ${at}: ${f.error}${late}`, tone: 'error' };
     if (f.exitCode === undefined) return { text: `due at ${at}${late}${missed}`, tone: 'none' };
     const took = f.durationMs !== undefined ? ` in ${formatLate(f.durationMs)}` : '';
