@@ -137,6 +137,17 @@ function render(state: ViewState): void {
       return box;
     }),
   );
+  if (state.focus) {
+    const f = state.focus;
+    const section = el('section', 'section focus');
+    section.append(el('h2', 'section-title', f.title));
+    const quote = el('blockquote', 'focus-text');
+    const mark = el('mark', 'focus-span', f.span);
+    quote.append(document.createTextNode(f.before), mark, document.createTextNode(f.after));
+    section.append(quote, el('div', 'row-when', f.source));
+    if (f.note) section.append(el('div', 'hint', f.note));
+    root.append(section);
+  }
   if (state.wakes.length) root.append(renderSection('Pending wakes', state.wakes, () => el('div')));
   if (state.feed.length) root.append(renderFeed(state.feed));
   const footer = el('div', 'footer', `Times in ${state.tz}`);

@@ -16,6 +16,9 @@ import { registerOpenAiProvider } from './openaiProvider';
 import { AfterTurn } from './afterTurn';
 import { registerLifeAgent } from './lifeAgent';
 import { modelsSection } from './modelsDoctor';
+import { Lander } from './landing';
+import { registerLanding } from './landingFeature';
+import { HostDesk } from './desk';
 import { CommandJobs } from './jobs';
 import { ScheduleStore } from '../node/schedule';
 
@@ -32,6 +35,8 @@ export interface LifeThreadApi {
   readonly jobs: CommandJobs;
   readonly reminderTurns: ReminderTurns;
   readonly afterTurn: AfterTurn;
+  readonly lander: Lander;
+  readonly desk: HostDesk;
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<LifeThreadApi> {
@@ -103,17 +108,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
 
   await schedule.start();
 
-  context.subscriptions.push(
-    vscode.window.registerUriHandler({
-      handleUri(uri) {
-        void vscode.window.showErrorMessage(`Life Thread: unknown link path "${uri.path}".`);
-      },
-    }),
-  );
+  const desk = new HostDesk(context, storeDir, log);
+  const lander = new Lander(context, log, model, panel, desk);
+  context.subscriptions.push(lander);
+  registerLanding(context, lander);
+  doctor.addSection('Desk (CDP browser)', () => desk.doctorSection());
 
   const activationMs = performance.now() - t0;
   log.info(`activated in ${activationMs.toFixed(1)} ms; store ${storeDir}`);
-  return { activatedAt: Date.now(), activationMs, storeDir, model, doctor, panel, schedule, jobs, reminderTurns, afterTurn };
+  return { activatedAt: Date.now(), activationMs, storeDir, model, doctor, panel, schedule, jobs, reminderTurns, afterTurn, lander, desk };
 }
 
 /** "Open in Chat" for a delivered reminder: a new @life chat shows it; without a model, a read-only document. */

@@ -19,6 +19,7 @@ export class ViewModel implements vscode.Disposable {
       wakes: [],
       feed: [],
       storeError: null,
+      focus: null,
     };
   }
 

@@ -35,7 +35,19 @@ export const feedItemSchema = z.object({
 });
 export type FeedItem = z.infer<typeof feedItemSchema>;
 
+/** A quoted span shown in the panel (a message anchor landing): the span is highlighted between its context. */
+export const focusSchema = z.object({
+  title: z.string(),
+  source: z.string(),
+  before: z.string(),
+  span: z.string(),
+  after: z.string(),
+  note: z.string().optional(),
+});
+export type Focus = z.infer<typeof focusSchema>;
+
 export const viewStateSchema = z.object({
+  focus: focusSchema.nullable(),
   tz: z.string(),
   health: healthSchema,
   reminders: z.array(rowViewSchema),

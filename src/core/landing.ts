@@ -1,0 +1,159 @@
+/**
+ * LandingRef and deep links (design §4, formats §8). A landing only opens a place: parsing here
+ * refuses every scheme but ours, and every query is parsed with zod before anything is opened.
+ */
+import { z } from 'zod';
+import { codeAnchorSchema } from './codeAnchor';
+import { InputError } from './errors';
+
+export const EXTENSION_AUTHORITY = 'lifethread.life-thread';
+export const MAX_QUERY_CHARS = 16_384;
+export const MAX_URI_CHARS = 8_192;
+
+export const landingRefSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('deep_link'), uri: z.string().min(1).max(MAX_URI_CHARS) }).strict(),
+  z.object({ kind: z.literal('code_anchor'), anchor: codeAnchorSchema }).strict(),
+  z.object({ kind: z.literal('none') }).strict(),
+]);
+export type LandingRef = z.infer<typeof landingRefSchema>;
+
+const topicId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, 'must be letters, digits, dot, dash or underscore (at most 100)');
+const messageId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$/, 'must be letters, digits, dot, colon, dash or underscore (at most 100)');
+const offset = z.coerce.number().int().min(0).max(10_000_000);
+
+export const anchorQuerySchema = z
+  .object({ topic: topicId, msg: messageId, start: offset, end: offset })
+  .strict()
+  .refine((q) => q.end >= q.start, { message: 'end must not be before start', path: ['end'] });
+export type AnchorQuery = z.infer<typeof anchorQuerySchema>;
+
+export const wakeQuerySchema = z.object({ id: z.string().regex(/^w-[A-Za-z0-9_-]{1,40}$/, 'must be a wake id (w-…)') }).strict();
+export const landQuerySchema = z.object({ ref: z.string().min(1).max(MAX_QUERY_CHARS).regex(/^[A-Za-z0-9_-]+$/, 'must be base64url without padding') }).strict();
+
+export type DeepLink =
+  | { kind: 'file'; path: string; startLine?: number; endLine?: number }
+  | { kind: 'self'; path: string; query: string }
+  | { kind: 'cdp'; evidenceId: string }
+  | { kind: 'message'; topic: string; msgId: string; start: number; end: number };
+
+export function encodeRef(ref: LandingRef): string {
+  return Buffer.from(JSON.stringify(ref), 'utf8').toString('base64url');
+}
+
+export function decodeRef(encoded: string, field = 'ref'): LandingRef {
+  if (encoded.length > MAX_QUERY_CHARS) throw new InputError(field, `is ${encoded.length} characters; at most ${MAX_QUERY_CHARS}`);
+  if (!/^[A-Za-z0-9_-]+$/.test(encoded)) throw new InputError(field, 'is not base64url (letters, digits, - and _ only, no padding)');
+  let json: unknown;
+  try {
+    json = JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8'));
+  } catch {
+    throw new InputError(field, 'does not decode to JSON');
+  }
+  return parseRef(json, field);
+}
+
+export function parseRef(json: unknown, field = 'ref'): LandingRef {
+  const r = landingRefSchema.safeParse(json);
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    throw new InputError(issue?.path.length ? `${field}.${issue.path.join('.')}` : field, issue?.message ?? 'is not a LandingRef');
+  }
+  return r.data;
+}
+
+/** Parses a query string with a schema; unknown or repeated keys are refused. */
+export function parseQuery<T>(query: string, schema: z.ZodType<T>): T {
+  if (query.length > MAX_QUERY_CHARS) throw new InputError('query', `is ${query.length} characters; at most ${MAX_QUERY_CHARS}`);
+  const params = new URLSearchParams(query);
+  const obj: Record<string, string> = {};
+  for (const [k, v] of params) {
+    if (k in obj) throw new InputError(k, 'is given twice');
+    obj[k] = v;
+  }
+  const r = schema.safeParse(obj);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0];
+  if (issue?.code === 'unrecognized_keys') throw new InputError(issue.keys[0] ?? 'query', 'is not a parameter of this link');
+  throw new InputError(issue?.path.map(String).join('.') || 'query', issue?.message ?? 'is invalid');
+}
+
+/**
+ * Parses a deep-link URI of design §4. `uriSchemes` are the schemes that mean "this VS Code" (the
+ * window's `env.uriScheme`, and `vscode`). Anything else — `command:`, `http:`, `javascript:` — is refused.
+ */
+export function parseDeepLink(uri: string, uriSchemes: readonly string[], field = 'uri'): DeepLink {
+  if (uri.length > MAX_URI_CHARS) throw new InputError(field, `is ${uri.length} characters; at most ${MAX_URI_CHARS}`);
+  const m = /^([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(uri);
+  const scheme = m?.[1]?.toLowerCase();
+  if (!scheme) throw new InputError(field, 'has no scheme');
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    throw new InputError(field, 'is not a valid URI');
+  }
+  if (scheme === 'file') {
+    if (url.host && url.host !== 'localhost') throw new InputError(field, `points at another host (${url.host})`);
+    const path = decodeURIComponent(url.pathname);
+    if (!path.startsWith('/') || path.includes('\0')) throw new InputError(field, 'must be an absolute file path');
+    const lines = parseLines(url.hash, field);
+    return { kind: 'file', path, ...lines };
+  }
+  if (scheme === 'cdp') {
+    const id = /^\/\/evidence\/([A-Za-z0-9][A-Za-z0-9._-]{0,99})$/.exec(uri.slice(4).split(/[?#]/)[0] ?? '')?.[1];
+    if (!id) throw new InputError(field, 'must be cdp://evidence/<id>');
+    return { kind: 'cdp', evidenceId: id };
+  }
+  if (scheme === 'intercom') {
+    const mm = /^intercom:\/\/message\/([^/]+)\/([^/#?]+)#(\d+)-(\d+)$/.exec(uri);
+    if (!mm) throw new InputError(field, 'must be intercom://message/<topic>/<msgId>#<start>-<end>');
+    const q = anchorQuerySchema.safeParse({ topic: decodeURIComponent(mm[1] ?? ''), msg: decodeURIComponent(mm[2] ?? ''), start: mm[3], end: mm[4] });
+    if (!q.success) throw new InputError(field, q.error.issues[0]?.message ?? 'is not a message span');
+    return { kind: 'message', topic: q.data.topic, msgId: q.data.msg, start: q.data.start, end: q.data.end };
+  }
+  if (uriSchemes.includes(scheme)) {
+    if (url.host.toLowerCase() !== EXTENSION_AUTHORITY) throw new InputError(field, `names another extension (${url.host}); only ${EXTENSION_AUTHORITY} links are opened`);
+    if (!['/land', '/anchor', '/wake'].includes(url.pathname)) throw new InputError(field, `has an unknown path "${url.pathname}" (known: /land, /anchor, /wake)`);
+    return { kind: 'self', path: url.pathname, query: url.search.replace(/^\?/, '') };
+  }
+  throw new InputError(field, `uses the scheme "${scheme}:", which a landing never opens (allowed: file, cdp, intercom, ${uriSchemes.join(', ')})`);
+}
+
+function parseLines(hash: string, field: string): { startLine?: number; endLine?: number } {
+  if (!hash) return {};
+  const m = /^#L(\d{1,7})(?:-L?(\d{1,7}))?$/.exec(hash);
+  if (!m) throw new InputError(field, `has a fragment "${hash}"; expected #L10 or #L10-L20`);
+  const startLine = Number(m[1]);
+  const endLine = m[2] ? Number(m[2]) : startLine;
+  if (startLine < 1 || endLine < startLine) throw new InputError(field, `has lines ${hash.slice(1)}: 1-based and not reversed`);
+  return { startLine, endLine };
+}
+
+/** True when `path` is one of `folders` or inside one of them (no `..` escapes: paths are normalized first). */
+export function isInsideFolders(path: string, folders: readonly string[]): boolean {
+  const norm = normalizePath(path);
+  return folders.some((f) => {
+    const base = normalizePath(f).replace(/\/+$/, '');
+    return norm === base || norm.startsWith(`${base}/`);
+  });
+}
+
+export function normalizePath(p: string): string {
+  const parts: string[] = [];
+  for (const seg of p.split('/')) {
+    if (seg === '' || seg === '.') continue;
+    if (seg === '..') parts.pop();
+    else parts.push(seg);
+  }
+  return `/${parts.join('/')}`;
+}
+
+export function fileLink(path: string, startLine?: number, endLine?: number): string {
+  const u = `file://${path.split('/').map(encodeURIComponent).join('/')}`;
+  if (!startLine) return u;
+  return `${u}#L${startLine}${endLine && endLine !== startLine ? `-L${endLine}` : ''}`;
+}
+
+export function messageLink(topic: string, msgId: string, start: number, end: number): string {
+  return `intercom://message/${encodeURIComponent(topic)}/${encodeURIComponent(msgId)}#${start}-${end}`;
+}

@@ -1,0 +1,278 @@
+import * as vscode from 'vscode';
+import { readFile } from 'node:fs/promises';
+import { join, dirname } from 'node:path';
+import { existsSync } from 'node:fs';
+import { prepareText, resolveAnchorIn, type AnchorResolution, type CodeAnchor, type TextRange } from '../core/codeAnchor';
+import { InputError } from '../core/errors';
+import { anchorQuerySchema, decodeRef, isInsideFolders, landQuerySchema, parseDeepLink, parseQuery, parseRef, type DeepLink, type LandingRef } from '../core/landing';
+import { parseExportJsonl, spanOf } from '../core/transcript';
+import type { LifeThreadPanel } from './panel';
+import { setting } from './settings';
+import type { ViewModel } from './viewModel';
+
+export interface DeskPrepare {
+  status: 'ok' | 'prepared' | 'needs_restore' | 'none';
+  reason?: string;
+}
+
+/** What landing needs from the desk (the CDP browser). */
+export interface DeskPort {
+  prepare(evidenceId: string): Promise<DeskPrepare>;
+  evidenceUrl(evidenceId: string): Promise<string | undefined>;
+}
+
+export interface LandResult {
+  kind: 'file' | 'code_anchor' | 'cdp' | 'message' | 'none';
+  /** What was opened, in words. */
+  opened: string;
+  uri?: string;
+  range?: { startLine: number; endLine: number };
+  anchor?: AnchorResolution;
+  desk?: DeskPrepare['status'];
+  warning?: string;
+}
+
+const PENDING_KEY = 'lifeThread.pendingLanding';
+
+function folders(): string[] {
+  return (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+}
+
+function toVsRange(r: TextRange): vscode.Range {
+  return new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character);
+}
+
+/** Flattens document symbols into "Class.member" paths for the anchor ladder's symbol step. */
+function symbolLocator(symbols: readonly vscode.DocumentSymbol[] | undefined): (path: string) => TextRange | undefined {
+  const map = new Map<string, vscode.Range>();
+  const walk = (list: readonly vscode.DocumentSymbol[], prefix: string) => {
+    for (const s of list) {
+      const name = prefix ? `${prefix}.${s.name}` : s.name;
+      if (!map.has(name)) map.set(name, s.range);
+      walk(s.children ?? [], name);
+    }
+  };
+  walk(symbols ?? [], '');
+  return (path) => {
+    const r = map.get(path);
+    return r ? { start: { line: r.start.line, character: r.start.character }, end: { line: r.end.line, character: r.end.character } } : undefined;
+  };
+}
+
+/**
+ * One resolver for every LandingRef (design §4): deep links open a place and never re-resolve code;
+ * CodeAnchors go down the ladder (exact → symbol → excerpt → orphaned). Only places inside the open
+ * workspace folders are opened; a link never runs a command or changes the store.
+ */
+export class Lander {
+  private readonly _onDidLand = new vscode.EventEmitter<LandResult>();
+  readonly onDidLand = this._onDidLand.event;
+  private readonly _onDidRefuse = new vscode.EventEmitter<string>();
+  /** A link that was refused, with the reason shown to the user. */
+  readonly onDidRefuse = this._onDidRefuse.event;
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly log: vscode.LogOutputChannel,
+    private readonly model: ViewModel,
+    private readonly panel: LifeThreadPanel,
+    private readonly desk: DeskPort | undefined,
+  ) {}
+
+  get uriSchemes(): string[] {
+    return [...new Set([vscode.env.uriScheme, 'vscode'])];
+  }
+
+  async land(ref: LandingRef): Promise<LandResult> {
+    let result: LandResult;
+    if (ref.kind === 'none') result = { kind: 'none', opened: 'nothing (the landing is "none")' };
+    else if (ref.kind === 'code_anchor') result = await this.landAnchor(ref.anchor);
+    else result = await this.landDeepLink(parseDeepLink(ref.uri, this.uriSchemes));
+    this._onDidLand.fire(result);
+    return result;
+  }
+
+  private async landDeepLink(link: DeepLink): Promise<LandResult> {
+    switch (link.kind) {
+      case 'file':
+        return this.openFile(link.path, link.startLine, link.endLine);
+      case 'cdp':
+        return this.openEvidence(link.evidenceId);
+      case 'message':
+        return this.openMessage(link.topic, link.msgId, link.start, link.end);
+      case 'self':
+        return this.landSelf(link.path, link.query);
+    }
+  }
+
+  /** `/land?ref=…`, `/anchor?…` (and `/wake?id=…`, answered by the wake feature). */
+  async landSelf(path: string, query: string): Promise<LandResult> {
+    if (path === '/land') {
+      const q = parseQuery(query, landQuerySchema);
+      const ref = decodeRef(q.ref);
+      if (ref.kind === 'deep_link') {
+        const inner = parseDeepLink(ref.uri, this.uriSchemes);
+        if (inner.kind === 'self') throw new InputError('ref', 'points at another Life Thread link; nested links are not followed');
+      }
+      return this.land(ref);
+    }
+    if (path === '/anchor') {
+      const q = parseQuery(query, anchorQuerySchema);
+      return this.openMessage(q.topic, q.msg, q.start, q.end);
+    }
+    if (path === '/wake') return this.wakeHandler(query);
+    throw new InputError('uri', `has an unknown path "${path}"`);
+  }
+
+  /** Set by the wake feature: opens a wake's pulse and landing. */
+  wakeHandler: (query: string) => Promise<LandResult> = async () => {
+    throw new InputError('uri', '/wake links are not available in this build');
+  };
+
+  private guardPath(path: string): void {
+    if (!isInsideFolders(path, folders())) {
+      throw new InputError('uri', `${path} is outside the open workspace folders; a landing only opens places inside them`);
+    }
+  }
+
+  /** `trusted`: a path Life Thread recorded itself (evidence, a job's log), not one taken from a link. */
+  async openFile(path: string, startLine?: number, endLine?: number, trusted = false): Promise<LandResult> {
+    if (!trusted && !isInsideFolders(path, folders())) {
+      await this.offerFolder({ kind: 'deep_link', uri: `file://${path}${startLine ? `#L${startLine}${endLine && endLine !== startLine ? `-L${endLine}` : ''}` : ''}` }, path);
+      throw new InputError('uri', `${path} is outside the open workspace folders; a landing only opens places inside them`);
+    }
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path));
+    const options: vscode.TextDocumentShowOptions = { preview: false };
+    let range: LandResult['range'];
+    if (startLine) {
+      const last = Math.min(doc.lineCount, endLine ?? startLine);
+      const first = Math.min(startLine, last);
+      const sel = new vscode.Range(first - 1, 0, last - 1, doc.lineAt(last - 1).text.length);
+      options.selection = sel;
+      range = { startLine: first, endLine: last };
+    }
+    const editor = await vscode.window.showTextDocument(doc, options);
+    if (options.selection) editor.revealRange(options.selection, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+    return { kind: 'file', opened: `${path}${range ? ` lines ${range.startLine}-${range.endLine}` : ''}`, uri: doc.uri.toString(), ...(range ? { range } : {}) };
+  }
+
+  async resolveAnchor(anchor: CodeAnchor): Promise<AnchorResolution> {
+    this.guardPath(anchor.path);
+    const uri = vscode.Uri.file(anchor.path);
+    const doc = await vscode.workspace.openTextDocument(uri);
+    const symbols = anchor.symbol ? await vscode.commands.executeCommand<vscode.DocumentSymbol[] | undefined>('vscode.executeDocumentSymbolProvider', uri) : undefined;
+    return resolveAnchorIn(prepareText(doc.getText()), anchor, symbolLocator(symbols));
+  }
+
+  private async landAnchor(anchor: CodeAnchor): Promise<LandResult> {
+    const res = await this.resolveAnchor(anchor);
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(anchor.path));
+    const sel = toVsRange(res.range);
+    const editor = await vscode.window.showTextDocument(doc, { preview: false, selection: sel });
+    editor.revealRange(sel, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+    const range = { startLine: res.range.start.line + 1, endLine: res.range.end.line + 1 };
+    let warning: string | undefined;
+    if (res.step === 'orphaned') {
+      warning = `The anchor ${anchor.symbol || anchor.path} could not be found again (${res.reason}); showing its old place.`;
+      void vscode.window.showWarningMessage(`Life Thread: ${warning}`);
+    }
+    return { kind: 'code_anchor', opened: `${anchor.path} lines ${range.startLine}-${range.endLine} (step: ${res.step})`, uri: doc.uri.toString(), range, anchor: res, ...(warning ? { warning } : {}) };
+  }
+
+  async openEvidence(evidenceId: string): Promise<LandResult> {
+    const url = await this.desk?.evidenceUrl(evidenceId);
+    if (!url) throw new InputError('uri', `no evidence ${evidenceId} is known to the desk`);
+    const prep: DeskPrepare = this.desk ? await this.desk.prepare(evidenceId) : { status: 'none' };
+    if (prep.status === 'ok' || prep.status === 'prepared') {
+      return { kind: 'cdp', opened: `evidence ${evidenceId} on the desk`, desk: prep.status };
+    }
+    // No browser (or one that is gone and may not be restarted): show the evidence inside VS Code.
+    const why = prep.status === 'none' ? 'no browser configured' : `desk needs a restore: ${prep.reason ?? ''}`;
+    if (prep.status === 'needs_restore') void vscode.window.showWarningMessage(`Life Thread: the desk needs a restore — ${prep.reason ?? ''}`);
+    if (url.startsWith('file://')) {
+      const path = decodeURIComponent(new URL(url).pathname);
+      const r = await this.openFile(path, undefined, undefined, true);
+      return { ...r, kind: 'cdp', desk: prep.status, opened: `evidence ${evidenceId} in an editor (${why})`, ...(prep.reason ? { warning: prep.reason } : {}) };
+    }
+    await vscode.commands.executeCommand('simpleBrowser.show', url);
+    return { kind: 'cdp', opened: `evidence ${evidenceId} in the Simple Browser (${why})`, desk: prep.status, ...(prep.reason ? { warning: prep.reason } : {}) };
+  }
+
+  /** Where a topic's files live: `<first workspace folder>/<lifeThread.continuity.folder>/topics/<topic>/`. */
+  topicDir(topic: string): string {
+    const root = folders()[0];
+    if (!root) throw new InputError('topic', 'needs an open workspace folder');
+    return join(root, setting('continuity.folder', '.life-thread'), 'topics', topic);
+  }
+
+  async openMessage(topic: string, msgId: string, start: number, end: number): Promise<LandResult> {
+    const file = join(this.topicDir(topic), 'export.jsonl');
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch {
+      throw new InputError('topic', `no export for topic ${topic} (${file})`);
+    }
+    const span = spanOf(parseExportJsonl(text).records, msgId, start, end);
+    if ('error' in span) throw new InputError('msg', span.error);
+    this.model.update({
+      focus: { title: `Topic ${topic} · message ${msgId} · ${start}-${end}`, source: file, before: span.before, span: span.span, after: span.after },
+    });
+    this.panel.show();
+    return { kind: 'message', opened: `message ${msgId} of topic ${topic}, characters ${start}-${end}`, uri: `intercom://message/${topic}/${msgId}#${start}-${end}` };
+  }
+
+  /** A file outside the open folders: offer to open its folder; the landing completes after that. */
+  private async offerFolder(ref: LandingRef, path: string): Promise<void> {
+    let dir = dirname(path);
+    for (let d = dir; d !== '/'; d = dirname(d)) {
+      if (existsSync(join(d, '.git'))) {
+        dir = d;
+        break;
+      }
+    }
+    void vscode.window.showWarningMessage(`Life Thread: ${path} is not in this workspace.`, `Open ${dir} and land there`).then(async (pick) => {
+      if (!pick) return;
+      await this.context.globalState.update(PENDING_KEY, { ref, folder: dir, savedAt: Date.now() });
+      await vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(dir));
+    });
+  }
+
+  /** At activation and when folders change: finish a landing saved for a folder that is now open. */
+  async completePending(): Promise<LandResult | undefined> {
+    const pending = this.context.globalState.get<{ ref: unknown; folder: string; savedAt: number }>(PENDING_KEY);
+    if (!pending) return undefined;
+    if (Date.now() - pending.savedAt > 24 * 3600_000) {
+      await this.context.globalState.update(PENDING_KEY, undefined);
+      return undefined;
+    }
+    if (!isInsideFolders(pending.folder, folders())) return undefined;
+    await this.context.globalState.update(PENDING_KEY, undefined);
+    try {
+      return await this.land(parseRef(pending.ref));
+    } catch (err) {
+      this.log.warn(`saved landing could not be completed: ${String(err)}`);
+      return undefined;
+    }
+  }
+
+  /** The URI handler: every error is shown and nothing else happens. */
+  async handleUri(uri: vscode.Uri): Promise<LandResult | undefined> {
+    try {
+      const link = parseDeepLink(uri.toString(true), this.uriSchemes);
+      if (link.kind !== 'self') throw new InputError('uri', 'is not a Life Thread link');
+      return await this.landSelf(link.path, uri.query);
+    } catch (err) {
+      const msg = err instanceof InputError ? `${err.field}: ${err.reason}` : err instanceof Error ? err.message : String(err);
+      this.log.warn(`refused link ${uri.toString(true).slice(0, 300)}: ${msg}`);
+      void vscode.window.showErrorMessage(`Life Thread: this link cannot be opened — ${msg}`);
+      this._onDidRefuse.fire(msg);
+      return undefined;
+    }
+  }
+
+  dispose(): void {
+    this._onDidLand.dispose();
+    this._onDidRefuse.dispose();
+  }
+}
