@@ -4,7 +4,8 @@
  * says where the excerpt stands now and which step of the ladder found it:
  *
  *   exact    — the excerpt stands at the stored range (line endings normalized);
- *   symbol   — one match inside the symbol's current range (exact first, then whitespace-tolerant);
+ *   symbol   — one whitespace-tolerant match inside the symbol's current range (its exact span
+ *              when it stands verbatim);
  *   excerpt  — one whitespace-tolerant match anywhere in the file;
  *   orphaned — none of the above; the reason says what failed.
  *
@@ -148,41 +149,27 @@ function lineIndex(text: string): LineIndex {
 
 export function prepareText(text: string): TextIndex {
   const { lf, lineStarts } = lineIndex(text);
-  const n = lf.length;
-  const lineCount = lineStarts.length;
-  const wsToLf = new Int32Array(n + 1);
-  const wsLineStarts = new Int32Array(lineCount);
-  const parts: string[] = [];
-  let w = 0;
-  for (let line = 0; line < lineCount; line++) {
-    wsLineStarts[line] = w;
-    const ls = at(lineStarts, line);
-    const le = line + 1 < lineCount ? at(lineStarts, line + 1) - 1 : n;
-    let i = ls;
-    let j = le;
-    while (i < j && isWs(lf.charCodeAt(i))) i++;
-    while (j > i && isWs(lf.charCodeAt(j - 1))) j--;
-    let run = i; // start of the current non-whitespace run
-    let k = i;
-    while (k < j) {
-      if (isWs(lf.charCodeAt(k))) {
-        parts.push(lf.slice(run, k), ' ');
-        for (let x = run; x < k; x++) wsToLf[w++] = x;
-        wsToLf[w++] = k;
-        while (k < j && isWs(lf.charCodeAt(k))) k++;
-        run = k;
-      } else k++;
-    }
-    parts.push(lf.slice(run, j));
-    for (let x = run; x < j; x++) wsToLf[w++] = x;
-    if (line + 1 < lineCount) {
-      parts.push('\n');
-      wsToLf[w++] = le;
+  // Two native passes build the whitespace-tolerant text (the same rule as normalizeWhitespace) ...
+  const ws = lf.replace(/[^\S\n]+/g, ' ').replace(/^ | $/gm, '');
+  // ... and one walk maps it back: a kept character to itself, a collapsed run to its first
+  // character; characters skipped on the way are whitespace dropped at a line's edges.
+  const wsToLf = new Int32Array(ws.length + 1);
+  const wsLineStarts = new Int32Array(lineStarts.length);
+  let i = 0;
+  let line = 0;
+  for (let j = 0; j < ws.length; j++) {
+    const c = ws.charCodeAt(j);
+    if (c === 32) {
+      wsToLf[j] = i;
+      while (i < lf.length && isWs(lf.charCodeAt(i))) i++;
+    } else {
+      while (i < lf.length && lf.charCodeAt(i) !== c) i++;
+      wsToLf[j] = i++;
+      if (c === 10) wsLineStarts[++line] = j + 1;
     }
   }
-  wsToLf[w] = n;
-  const ws = parts.join('');
-  return { lf, lineStarts, ws, wsToLf: wsToLf.subarray(0, w + 1), wsLineStarts };
+  wsToLf[ws.length] = lf.length;
+  return { lf, lineStarts, ws, wsToLf, wsLineStarts };
 }
 
 export function lineCount(index: LineIndex): number {
@@ -402,28 +389,21 @@ export function locateExcerpt(index: TextIndex, query: LocateQuery): LocateResul
       const c = clampRange(index, sr);
       const sl = Math.min(c.start.line, c.end.line);
       const el = Math.max(c.start.line, c.end.line);
-      const lfFrom = at(index.lineStarts, sl);
-      const lfTo = el + 1 < lines ? at(index.lineStarts, el + 1) : index.lf.length;
       const where = `symbol ${symbol} (${formatRange(c)})`;
-      const exact = occurrences(index.lf, ex, lfFrom, lfTo);
-      if (exact.length === 1) {
-        const s = exact[0] ?? 0;
-        const r = rangeOf(index, s, s + ex.length);
-        return { step: 'symbol', range: r, reason: `${notes.join('; ')}; found once inside ${where}, ${moved(stored, r)}` };
+      // Uniqueness is judged on the whitespace-tolerant search (a superset of the exact matches):
+      // an exact copy must not win over a re-indented original. The exact span is preferred when
+      // mapping the one match back (mapWsMatch).
+      const wsFrom = at(index.wsLineStarts, sl);
+      const wsTo = el + 1 < lines ? at(index.wsLineStarts, el + 1) : index.ws.length;
+      const hits = occurrences(index.ws, wsEx, wsFrom, wsTo);
+      if (hits.length === 1) {
+        const [s, e] = mapWsMatch(index, hits[0] ?? 0, (hits[0] ?? 0) + wsEx.length, ex);
+        const r = rangeOf(index, s, e);
+        const how = index.lf.slice(s, e) === ex ? 'exactly' : 'ignoring whitespace';
+        return { step: 'symbol', range: r, reason: `${notes.join('; ')}; found once inside ${where} ${how}, ${moved(stored, r)}` };
       }
-      if (exact.length > 1) notes.push(`the excerpt is found ${countText(exact)} inside ${where} (${linesOf(index, exact, (h) => h)}), ambiguous`);
-      else {
-        const wsFrom = at(index.wsLineStarts, sl);
-        const wsTo = el + 1 < lines ? at(index.wsLineStarts, el + 1) : index.ws.length;
-        const hits = occurrences(index.ws, wsEx, wsFrom, wsTo);
-        if (hits.length === 1) {
-          const [s, e] = mapWsMatch(index, hits[0] ?? 0, (hits[0] ?? 0) + wsEx.length, ex);
-          const r = rangeOf(index, s, e);
-          return { step: 'symbol', range: r, reason: `${notes.join('; ')}; found once inside ${where} ignoring whitespace, ${moved(stored, r)}` };
-        }
-        if (hits.length === 0) notes.push(`the excerpt is not inside ${where}`);
-        else notes.push(`the excerpt is found ${countText(hits)} inside ${where} (${linesOf(index, hits, (h) => at(index.wsToLf, h))}), ambiguous`);
-      }
+      if (hits.length === 0) notes.push(`the excerpt is not inside ${where}`);
+      else notes.push(`the excerpt is found ${countText(hits)} inside ${where} (${linesOf(index, hits, (h) => at(index.wsToLf, h))}), ambiguous`);
     }
   }
 
@@ -433,7 +413,8 @@ export function locateExcerpt(index: TextIndex, query: LocateQuery): LocateResul
     if (hits.length === 1) {
       const [s, e] = mapWsMatch(index, hits[0] ?? 0, (hits[0] ?? 0) + wsEx.length, ex);
       const r = rangeOf(index, s, e);
-      return { step: 'excerpt', range: r, reason: `${notes.join('; ')}; found once in the file ignoring whitespace, ${moved(stored, r)}` };
+      const how = index.lf.slice(s, e) === ex ? 'exactly' : 'ignoring whitespace';
+      return { step: 'excerpt', range: r, reason: `${notes.join('; ')}; found once in the file ${how}, ${moved(stored, r)}` };
     }
     if (hits.length === 0) notes.push('the excerpt is not found in the file, even ignoring whitespace');
     else notes.push(`the excerpt is found ${countText(hits)} in the file (${linesOf(index, hits, (h) => at(index.wsToLf, h))}), ambiguous`);
