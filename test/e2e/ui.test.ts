@@ -71,4 +71,27 @@ describe('workbench UI (Chromium driving code-server)', () => {
     assert.ok((await health.textContent())?.trim().length, 'health line is empty');
     await page.screenshot({ path: join(RESULTS, 'e2e-sidebar.png') });
   });
+
+  it('adds a reminder from the palette with a live preview of the resolved time, and the sidebar lists it', async () => {
+    await runFromPalette('Life Thread: Add Reminder…');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: 15_000 });
+    await input.fill('check the nightly build and tell me what failed');
+    await page.keyboard.press('Enter');
+    await page.locator('.quick-input-widget', { hasText: 'when?' }).waitFor({ state: 'visible', timeout: 15_000 });
+    await input.fill('30m');
+    // A bare duration is refused as ambiguous, in the box, before anything is stored.
+    await page.locator('.quick-input-widget', { hasText: 'ambiguous' }).waitFor({ state: 'visible', timeout: 10_000 });
+    await input.fill('tomorrow at 9');
+    const preview = page.locator('.quick-input-widget', { hasText: /Once, \w{3} \d{1,2} \w{3} 09:00 CET \(08:00Z\)/ });
+    await preview.waitFor({ state: 'visible', timeout: 10_000 });
+    await page.screenshot({ path: join(RESULTS, 'e2e-add-reminder-preview.png') });
+    await page.keyboard.press('Enter');
+    const frame = sidebarFrame();
+    const row = frame.locator('.row', { hasText: 'check the nightly build' });
+    await row.waitFor({ state: 'visible', timeout: 15_000 });
+    assert.match((await row.locator('.row-when').textContent()) ?? '', /^Once, .* 09:00 CET \(08:00Z\), in /);
+    await row.hover();
+    await page.screenshot({ path: join(RESULTS, 'e2e-sidebar-row.png') });
+  });
 });
