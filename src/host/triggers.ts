@@ -1,0 +1,185 @@
+import * as vscode from 'vscode';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { LogCap } from '../core/logcap';
+import { setting } from './settings';
+
+/** A job's end as the wake sees it, from a task, a terminal command or a command row. */
+export interface JobEndEvent {
+  source: 'task' | 'terminal' | 'command';
+  jobId: string;
+  exitCode: number | undefined;
+  /** When the job ended (ms); time-to-report-locus counts from here. */
+  endedAt: number;
+  /** The job's output tail when it could be captured (terminal commands, command rows). */
+  outputTail?: string;
+  /** A file holding the job's log, when there is one (command rows). */
+  logPath?: string;
+  commandLine?: string;
+}
+
+export type TriggerEvent = { kind: 'job.done'; job: JobEndEvent } | { kind: 'presence.online'; why: string; at: number } | { kind: 'scm.changed'; repo: string; what: string; at: number };
+
+const TAIL_CHARS = 64 * 1024;
+
+/**
+ * The sources of wakes in this window (design §3): VS Code tasks, terminal commands (shell
+ * integration), the user coming back (focus after being away, a model available again) and the
+ * built-in git extension's repository state. Progress is never an event: only ends and returns are.
+ */
+export class Triggers implements vscode.Disposable {
+  private readonly _onDidTrigger = new vscode.EventEmitter<TriggerEvent>();
+  readonly onDidTrigger = this._onDidTrigger.event;
+  private readonly subs: vscode.Disposable[] = [];
+  private readonly outputs = new Map<vscode.TerminalShellExecution, LogCap>();
+  private awaySince: number | undefined;
+  private hadModels = true;
+  private readonly repoState = new Map<string, string>();
+  /** Task names and terminal names seen running, for "does this job exist?" */
+  readonly running = new Set<string>();
+
+  constructor(private readonly log: vscode.LogOutputChannel) {}
+
+  start(): void {
+    this.subs.push(
+      vscode.tasks.onDidStartTaskProcess((e) => this.running.add(e.execution.task.name)),
+      vscode.tasks.onDidEndTaskProcess((e) => {
+        this.running.delete(e.execution.task.name);
+        this.fire({ kind: 'job.done', job: { source: 'task', jobId: e.execution.task.name, exitCode: e.exitCode, endedAt: Date.now(), commandLine: describeTask(e.execution.task) } });
+      }),
+      vscode.window.onDidStartTerminalShellExecution((e) => {
+        this.running.add(`terminal:${e.terminal.name}`);
+        // Read at once: output that is not read from the start is lost (measured in the test host).
+        const cap = new LogCap(TAIL_CHARS);
+        this.outputs.set(e.execution, cap);
+        void (async () => {
+          try {
+            for await (const chunk of e.execution.read()) cap.push(chunk);
+          } catch {
+            // the stream ends with the command
+          }
+        })();
+      }),
+      vscode.window.onDidEndTerminalShellExecution((e) => {
+        this.running.delete(`terminal:${e.terminal.name}`);
+        const cap = this.outputs.get(e.execution);
+        this.outputs.delete(e.execution);
+        // Let the output stream deliver its last chunk before the tail is taken.
+        setTimeout(() => {
+          this.fire({
+            kind: 'job.done',
+            job: { source: 'terminal', jobId: `terminal:${e.terminal.name}`, exitCode: e.exitCode, endedAt: Date.now(), outputTail: cap?.toString() ?? '', commandLine: e.execution.commandLine.value },
+          });
+        }, 50);
+      }),
+      vscode.window.onDidChangeWindowState((s) => this.onWindowState(s)),
+      vscode.lm.onDidChangeChatModels(() => void this.onModels()),
+    );
+    void vscode.lm.selectChatModels().then((m) => (this.hadModels = m.length > 0));
+    void this.watchGit();
+  }
+
+  /** Command rows' ends come from the job runner, not from VS Code events. */
+  commandEnded(job: JobEndEvent): void {
+    this.fire({ kind: 'job.done', job });
+  }
+
+  private fire(e: TriggerEvent): void {
+    this._onDidTrigger.fire(e);
+  }
+
+  private onWindowState(s: vscode.WindowState): void {
+    if (!s.focused) {
+      this.awaySince ??= Date.now();
+      return;
+    }
+    const since = this.awaySince;
+    this.awaySince = undefined;
+    if (since === undefined) return;
+    const awayMs = Date.now() - since;
+    const limitMs = setting('wake.awayMinutes', 15) * 60_000;
+    if (awayMs >= limitMs) this.fire({ kind: 'presence.online', why: `the window is focused again after ${Math.round(awayMs / 60_000)} min away`, at: Date.now() });
+  }
+
+  private async onModels(): Promise<void> {
+    const has = (await vscode.lm.selectChatModels()).length > 0;
+    if (has && !this.hadModels) this.fire({ kind: 'presence.online', why: 'a language model is available again', at: Date.now() });
+    this.hadModels = has;
+  }
+
+  private async watchGit(): Promise<void> {
+    const ext = vscode.extensions.getExtension<GitExtension>('vscode.git');
+    if (!ext) return;
+    try {
+      const git = (ext.isActive ? ext.exports : await ext.activate()).getAPI(1);
+      const watch = (repo: GitRepository) => {
+        const key = repo.rootUri.fsPath;
+        this.repoState.set(key, stateKey(repo));
+        this.subs.push(
+          repo.state.onDidChange(() => {
+            const next = stateKey(repo);
+            const prev = this.repoState.get(key);
+            if (next === prev) return;
+            this.repoState.set(key, next);
+            this.fire({ kind: 'scm.changed', repo: key, what: describeChange(prev, next), at: Date.now() });
+          }),
+        );
+      };
+      for (const r of git.repositories) watch(r);
+      this.subs.push(git.onDidOpenRepository(watch));
+    } catch (err) {
+      this.log.warn(`scm.changed wakes are off: the git extension did not answer (${String(err)})`);
+    }
+  }
+
+  /** Writes a job's evidence (the output tail, or a short report) into the store and returns its path. */
+  static async writeEvidence(storeDir: string, wakeId: string, job: JobEndEvent): Promise<string> {
+    const dir = join(storeDir, 'evidence');
+    await mkdir(dir, { recursive: true });
+    const file = join(dir, `${wakeId}.log`);
+    const header = [`# ${job.source} ${job.jobId}`, job.commandLine ? `# command: ${job.commandLine}` : '', `# exit code: ${job.exitCode ?? 'unknown'}`, `# ended: ${new Date(job.endedAt).toISOString()}`, ''].filter(Boolean).join('\n');
+    await writeFile(file, `${header}\n${job.outputTail ?? '(no output was captured for this job)'}\n`);
+    return file;
+  }
+
+  dispose(): void {
+    for (const s of this.subs) s.dispose();
+    this._onDidTrigger.dispose();
+  }
+}
+
+function describeTask(task: vscode.Task): string {
+  const exec = task.execution;
+  if (exec instanceof vscode.ShellExecution) return exec.commandLine ?? [exec.command, ...(exec.args ?? [])].map((a) => (typeof a === "string" ? a : (a?.value ?? ""))).join(' ');
+  if (exec instanceof vscode.ProcessExecution) return [exec.process, ...exec.args].join(' ');
+  return task.name;
+}
+
+function stateKey(repo: GitRepository): string {
+  return JSON.stringify([repo.state.HEAD?.commit ?? '', repo.state.HEAD?.name ?? '', repo.state.indexChanges.map((c) => c.uri.fsPath).sort()]);
+}
+
+function describeChange(prev: string | undefined, next: string): string {
+  const [pc, pn] = prev ? (JSON.parse(prev) as [string, string, string[]]) : ['', '', []];
+  const [nc, nn, ni] = JSON.parse(next) as [string, string, string[]];
+  if (pn !== nn) return `branch ${pn || '(none)'} → ${nn || '(detached)'}`;
+  if (pc !== nc) return `HEAD ${pc.slice(0, 8) || '(none)'} → ${nc.slice(0, 8)}`;
+  return `index: ${ni.length} staged file(s)`;
+}
+
+/** The few parts of the built-in git extension's API (v1) that the wake uses. */
+interface GitExtension {
+  getAPI(version: 1): GitApi;
+}
+interface GitApi {
+  readonly repositories: GitRepository[];
+  readonly onDidOpenRepository: vscode.Event<GitRepository>;
+}
+interface GitRepository {
+  readonly rootUri: vscode.Uri;
+  readonly state: {
+    readonly HEAD: { readonly name?: string; readonly commit?: string } | undefined;
+    readonly indexChanges: readonly { readonly uri: vscode.Uri }[];
+    readonly onDidChange: vscode.Event<void>;
+  };
+}
