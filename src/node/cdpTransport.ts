@@ -122,6 +122,11 @@ export class CdpTimeoutError extends Error {
   override readonly name = 'CdpTimeoutError';
 }
 
+/** The page is not (or no longer) there: closed by the user, or closing. */
+export class CdpPageGoneError extends Error {
+  override readonly name = 'CdpPageGoneError';
+}
+
 /**
  * Settles like `p`, or rejects with a CdpTimeoutError after `ms`. `onLate` receives a value that
  * arrives after the timeout (to close a client that connected too late).
@@ -151,6 +156,11 @@ export function withTimeout<T>(p: Promise<T>, ms: number, what: string, onLate?:
       },
     );
   });
+}
+
+function isStaleSocket(e: unknown): boolean {
+  const code = typeof e === 'object' && e !== null && 'code' in e ? e.code : undefined;
+  return code === 'ECONNRESET' || (e instanceof Error && e.message === 'socket hang up');
 }
 
 export function errText(e: unknown): string {
@@ -222,7 +232,15 @@ export class ChromeRemoteTransport implements CdpTransport {
   }
 
   async version(): Promise<CdpVersion> {
-    const v = await this.timed(CDP.Version(this.http), 'version');
+    let v: unknown;
+    try {
+      v = await this.timed(CDP.Version(this.http), 'version');
+    } catch (e) {
+      // Node's global agent keeps sockets alive: one left from a browser that is gone (or was
+      // restarted on the same port) fails once with a reset before a fresh connection is tried.
+      if (!isStaleSocket(e)) throw e;
+      v = await this.timed(CDP.Version(this.http), 'version');
+    }
     if (!isRecord(v) || !str(v.Browser)) throw new Error(`${this.endpoint}/json/version did not answer like a DevTools endpoint`);
     const protocolVersion = str(v['Protocol-Version']);
     return { browser: str(v.Browser) ?? '', ...(protocolVersion ? { protocolVersion } : {}) };
@@ -264,8 +282,14 @@ export class ChromeRemoteTransport implements CdpTransport {
     await this.timed(CDP.Activate({ ...this.http, id }), `activate ${id}`);
   }
 
+  /** Closes the page and waits until it is gone from /json/list (Chromium answers "Target is closing" first). */
   async close(id: string): Promise<void> {
     await this.timed(CDP.Close({ ...this.http, id }), `close ${id}`);
+    const end = Date.now() + this.timeoutMs;
+    while ((await this.rawList()).some((t) => t.id === id)) {
+      if (Date.now() > end) throw new CdpTimeoutError(`CDP close ${id} at ${this.endpoint}: the page was still listed after ${this.timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
   }
 
   async navigate(id: string, url: string): Promise<void> {
@@ -358,7 +382,7 @@ export class ChromeRemoteTransport implements CdpTransport {
     let ws = typeof idOrTarget === 'string' ? undefined : idOrTarget.webSocketDebuggerUrl;
     if (!ws) {
       const t = (await this.rawList()).find((x) => x.id === id);
-      if (!t) throw new Error(`no page ${id} at ${this.endpoint} (it was closed)`);
+      if (!t) throw new CdpPageGoneError(`no page ${id} at ${this.endpoint} (it was closed)`);
       ws = t.webSocketDebuggerUrl;
       if (!ws) throw new Error(`page ${id} at ${this.endpoint} has no debugger URL (another DevTools client is attached?)`);
     }

@@ -18,6 +18,7 @@ import { z } from 'zod';
 import {
   ChromeRemoteTransport,
   checkEndpoint,
+  CdpPageGoneError,
   CdpTimeoutError,
   errText,
   parseEndpoint,
@@ -128,10 +129,10 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
  * `<profileDir>/chromium.log`. Resolves once /json/version answers.
  */
 export async function startChromium(opts: StartChromiumOptions): Promise<StartedChromium> {
-  const args = chromiumArgs(opts);
-  const headless = args.includes('--headless=new') || args.some((a) => a.startsWith('--headless'));
-  const timeoutMs = opts.timeoutMs ?? 15_000;
   const profileDir = path.resolve(opts.profileDir);
+  const args = chromiumArgs({ ...opts, profileDir });
+  const headless = args.some((a) => a.startsWith('--headless'));
+  const timeoutMs = opts.timeoutMs ?? 15_000;
   const env: NodeJS.ProcessEnv = { ...process.env, ...chromiumEnv(profileDir, headless), ...opts.env };
   delete env.ELECTRON_RUN_AS_NODE;
   for (const key of ['HOME', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_CACHE_HOME', 'TMPDIR', 'XDG_RUNTIME_DIR']) {
@@ -172,7 +173,10 @@ export async function startChromium(opts: StartChromiumOptions): Promise<Started
   if (spawnError || pid === undefined) {
     throw new Error(`${CHROMIUM_PATH_SETTING}: cannot start ${opts.chromiumPath}: ${spawnError ? errText(spawnError) : 'no process id'}`);
   }
-  const stop = () => stopProcessGroup(pid);
+  const stop = async () => {
+    await stopProcessGroup(pid);
+    await stopStragglers(profileDir);
+  };
   const deadline = Date.now() + timeoutMs;
   let port = opts.port ?? 0;
   let lastError = '';
@@ -237,6 +241,53 @@ export function processGroupAlive(pgid: number): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/**
+ * Chromium helpers outside its process group that name the profile (Linux): the crashpad handlers
+ * run in sessions of their own and end shortly after the browser. Waits for them, then signals them.
+ */
+export function profileProcesses(profileDir: string): number[] {
+  if (process.platform !== 'linux') return [];
+  const out: number[] = [];
+  let entries: string[];
+  try {
+    entries = fs.readdirSync('/proc');
+  } catch {
+    return out;
+  }
+  for (const e of entries) {
+    if (!/^\d+$/.test(e) || Number(e) === process.pid) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${e}/stat`, 'utf8');
+      const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+      if (state === 'Z' || state === 'X') continue;
+      const argv = fs.readFileSync(`/proc/${e}/cmdline`, 'utf8').split('\0');
+      if (!/chrom|crashpad/i.test(path.basename(argv[0] ?? ''))) continue;
+      if (argv.some((a) => a.includes(`=${profileDir}`) || a.includes(`${profileDir}${path.sep}`) || a === profileDir)) out.push(Number(e));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+async function stopStragglers(profileDir: string, graceMs = 2000): Promise<void> {
+  const end = Date.now() + graceMs;
+  while (profileProcesses(profileDir).length > 0 && Date.now() < end) await sleep(50);
+  for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
+    const left = profileProcesses(profileDir);
+    if (left.length === 0) return;
+    for (const pid of left) {
+      try {
+        process.kill(pid, signal);
+      } catch {
+        // already gone
+      }
+    }
+    const until = Date.now() + 2000;
+    while (profileProcesses(profileDir).length > 0 && Date.now() < until) await sleep(50);
   }
 }
 
@@ -711,12 +762,21 @@ export class Desk {
       let thumbnail: string | undefined;
       if (evidence && evidenceUrl) {
         const url = evidenceUrl;
-        const existing = targets.find((t) => sameUrl(t.url, url));
-        if (existing) {
-          step = 'refresh the evidence page';
-          await this.call(tr, `reload ${existing.id}`, () => tr.reload(existing.id));
-          page = existing;
-        } else {
+        // Refresh an open copy; one that vanished meanwhile (closed, or still closing when listed) is skipped.
+        step = 'refresh the evidence page';
+        let candidates = targets.filter((t) => sameUrl(t.url, url));
+        for (let attempt = 0; !page && candidates.length > 0 && attempt < 3; attempt++) {
+          const c = candidates[0];
+          if (!c) break;
+          try {
+            await this.call(tr, `reload ${c.id}`, () => tr.reload(c.id));
+            page = c;
+          } catch (e) {
+            if (!(e instanceof CdpPageGoneError)) throw e;
+            candidates = (await this.call(tr, 'list', () => tr.list())).filter((t) => sameUrl(t.url, url) && t.id !== c.id);
+          }
+        }
+        if (!page) {
           step = 'open the evidence page';
           page = await this.call(tr, `open ${url}`, () => tr.newPage(url));
           opened = true;
