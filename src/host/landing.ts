@@ -233,9 +233,14 @@ export class Lander {
     }
     void vscode.window.showWarningMessage(`Life Thread: ${path} is not in this workspace.`, `Open ${dir} and land there`).then(async (pick) => {
       if (!pick) return;
-      await this.context.globalState.update(PENDING_KEY, { ref, folder: dir, savedAt: Date.now() });
+      await this.savePending(ref, dir);
       await vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(dir));
     });
+  }
+
+  /** Saves a landing to complete when `folder` is open (it survives the reload that opening a folder causes). */
+  async savePending(ref: LandingRef, folder: string): Promise<void> {
+    await this.context.globalState.update(PENDING_KEY, { ref, folder, savedAt: Date.now() });
   }
 
   /** At activation and when folders change: finish a landing saved for a folder that is now open. */

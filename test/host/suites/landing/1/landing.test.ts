@@ -100,6 +100,18 @@ describe('landing in the real extension host', () => {
     assert.equal(api.panel.isOpen, true);
   });
 
+  it('a landing saved for a folder that was not open completes once that folder is open', async () => {
+    const api = await lifeThread();
+    const file = join(root(), 'fifty.txt');
+    // What "Open <folder> and land there" saves before it opens the folder (which reloads the window).
+    await api.lander.savePending({ kind: 'deep_link', uri: fileLink(file, 5, 6) }, '/srv/elsewhere/not-open-yet');
+    assert.equal(await api.lander.completePending(), undefined, 'nothing happens while that folder is not open');
+    await api.lander.savePending({ kind: 'deep_link', uri: fileLink(file, 5, 6) }, root());
+    const r = await api.lander.completePending();
+    assert.deepEqual(r?.range, { startLine: 5, endLine: 6 });
+    assert.equal(await api.lander.completePending(), undefined, 'completed once');
+  });
+
   const refusals: [string, (scheme: string, root: string) => string, RegExp][] = [
     ['a command: URI inside /land', (s) => `${s}://lifethread.life-thread/land?ref=${encodeRef({ kind: 'deep_link', uri: 'command:workbench.action.terminal.new' })}`, /scheme "command:"/],
     ['a file outside the workspace folders', (s) => `${s}://lifethread.life-thread/land?ref=${encodeRef({ kind: 'deep_link', uri: 'file:///etc/passwd#L1' })}`, /outside the open workspace folders/],
