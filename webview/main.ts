@@ -109,6 +109,61 @@ function renderFeed(feed: FeedItem[]): HTMLElement {
   return section;
 }
 
+function renderPartition(p: NonNullable<ViewState['partition']>): HTMLElement {
+  const section = el('section', 'section partition');
+  section.append(el('h2', 'section-title', `Partition ${p.partition} of topic ${p.topic}: review TopicDecisions`));
+  if (p.problems.length) {
+    const box = el('div', 'store-error');
+    box.setAttribute('role', 'alert');
+    box.append(icon('error'), el('span', undefined, `Not ready to approve: ${p.problems.join('; ')}`));
+    section.append(box);
+  }
+  section.append(el('h3', 'slot', 'Frame'), el('p', 'slot-text', p.frame));
+  const items = (title: string, list: typeof p.accepted) => {
+    section.append(el('h3', 'slot', title));
+    const ul = el('ul', 'items');
+    for (const i of list) {
+      const li = el('li', 'item');
+      li.append(el('span', 'item-text', i.text), el('span', 'hint', ` — ${i.reason}${i.carried ? ' (carried forward)' : ''}`));
+      for (const a of i.anchors) {
+        const link = el('a', 'anchor-link', `“${a.quote.length > 60 ? `${a.quote.slice(0, 59)}…` : a.quote}”`);
+        link.href = '#';
+        link.title = `${a.msgId} ${a.start}-${a.end}`;
+        link.addEventListener('click', (e) => {
+          e.preventDefault();
+          request('openAnchor', a);
+        });
+        li.append(document.createTextNode(' '), link);
+      }
+      ul.append(li);
+    }
+    if (!list.length) ul.append(el('li', 'hint', 'none'));
+    section.append(ul);
+  };
+  items('Rejected', p.rejected);
+  items('Accepted', p.accepted);
+  if (p.new.length) {
+    section.append(el('h3', 'slot', 'New'));
+    const ul = el('ul', 'items');
+    for (const n of p.new) ul.append(el('li', 'item', n));
+    section.append(ul);
+  }
+  section.append(el('h3', 'slot', 'Next'));
+  const next = el('ol', 'items');
+  for (const n of p.next) next.append(el('li', 'item', n));
+  section.append(next);
+  if (p.diff.length) {
+    section.append(el('h3', 'slot', 'Changes since the previous partition'));
+    section.append(el('pre', 'diff', p.diff.join('\n')));
+  }
+  const actions = el('div', 'actions');
+  const approve = textButton('Approve and open the new chat', 'check', (b) => request('approvePartition', { topic: p.topic }, b));
+  approve.disabled = p.problems.length > 0;
+  actions.append(approve, textButton('Edit', 'edit', (b) => request('editPartition', { topic: p.topic }, b), true));
+  section.append(actions);
+  return section;
+}
+
 function render(state: ViewState): void {
   if (!root) return;
   root.replaceChildren();
@@ -137,6 +192,7 @@ function render(state: ViewState): void {
       return box;
     }),
   );
+  if (state.partition) root.append(renderPartition(state.partition));
   if (state.focus) {
     const f = state.focus;
     const section = el('section', 'section focus');

@@ -25,6 +25,8 @@ export class LifeChat {
   private fallback: ChatCommandHandler | undefined;
   /** Called around every request: after-turn actions wait for the turn to end. */
   hooks: { begin(): void; end(): void } = { begin: () => undefined, end: () => undefined };
+  /** Keeps the conversation durably with minted message ids (set by the continuity feature). */
+  recorder: { topic(request: vscode.ChatRequest): string; record(topic: string, id: string, role: 'user' | 'assistant', text: string): Promise<void>; mint(): string } | undefined;
 
   constructor(context: vscode.ExtensionContext) {
     const participant = vscode.chat.createChatParticipant(CHAT_PARTICIPANT_ID, (req, ctx, stream, token) => this.handle(req, ctx, stream, token));
@@ -41,18 +43,46 @@ export class LifeChat {
     this.fallback = handler;
   }
 
-  private async handle(request: vscode.ChatRequest, context: vscode.ChatContext, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<vscode.ChatResult> {
+  private async handle(request: vscode.ChatRequest, context: vscode.ChatContext, rawStream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<vscode.ChatResult> {
+    const rec = this.recorder;
+    const topic = rec?.topic(request) ?? '';
+    const requestId = rec?.mint() ?? '';
+    const responseId = rec?.mint() ?? '';
+    let answer = '';
+    // Capture what the response says, so the transcript keeps it under the minted id. (A Proxy cannot
+    // be used: the stream's methods are non-configurable properties.)
+    const stream = forwardingStream(rawStream, (text) => (answer += text));
+    if (rec) await rec.record(topic, requestId, 'user', request.command ? `/${request.command} ${request.prompt}`.trim() : request.prompt);
+    const ids = rec ? { lifeThread: { topic, requestId, responseId } } : {};
     const handler = request.command ? this.handlers.get(request.command) : this.fallback;
-    if (!handler) {
-      stream.markdown(request.command ? `\`/${request.command}\` is not available yet.\n\n${CHAT_HELP}` : CHAT_HELP);
-      return { metadata: { command: request.command ?? 'help' } };
-    }
     this.hooks.begin();
     try {
+      if (!handler) {
+        stream.markdown(request.command ? `\`/${request.command}\` is not available yet.\n\n${CHAT_HELP}` : CHAT_HELP);
+        return { metadata: { command: request.command ?? 'help', ...ids } };
+      }
       const result = await handler(request, context, stream, token);
-      return result ?? { metadata: { command: request.command ?? 'default' } };
+      return { ...(result ?? {}), metadata: { command: request.command ?? 'default', ...(result?.metadata as object | undefined), ...ids } };
     } finally {
       this.hooks.end();
+      if (rec) await rec.record(topic, responseId, 'assistant', answer);
     }
   }
+}
+
+/** A response stream that forwards every method to `target` and reports the Markdown it is given. */
+function forwardingStream(target: vscode.ChatResponseStream, onMarkdown: (text: string) => void): vscode.ChatResponseStream {
+  const out: Record<string, unknown> = {};
+  for (let o: object | null = target; o && o !== Object.prototype; o = Object.getPrototypeOf(o) as object | null) {
+    for (const key of Object.getOwnPropertyNames(o)) {
+      const v: unknown = Reflect.get(target, key);
+      if (key !== 'constructor' && typeof v === 'function' && !(key in out)) out[key] = (v as (...a: unknown[]) => unknown).bind(target);
+    }
+  }
+  out.markdown = (value: string | vscode.MarkdownString) => {
+    onMarkdown(typeof value === 'string' ? value : value.value);
+    target.markdown(value);
+    return out;
+  };
+  return out as unknown as vscode.ChatResponseStream;
 }

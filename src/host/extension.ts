@@ -19,6 +19,7 @@ import { modelsSection } from './modelsDoctor';
 import { Lander } from './landing';
 import { registerLanding } from './landingFeature';
 import { HostDesk } from './desk';
+import { Continuity } from './continuity';
 import { CommandJobs } from './jobs';
 import { ScheduleStore } from '../node/schedule';
 
@@ -37,6 +38,7 @@ export interface LifeThreadApi {
   readonly afterTurn: AfterTurn;
   readonly lander: Lander;
   readonly desk: HostDesk;
+  readonly continuity: Continuity;
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<LifeThreadApi> {
@@ -68,8 +70,22 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
   registerScheduleCommands(context, schedule);
   registerScheduleTools(context, schedule);
 
+  // Features created after the views; the webview's requests reach them through here.
+  const late: { continuity?: Continuity; lander?: Lander } = {};
+  const need = <T>(v: T | undefined, what: string): T => {
+    if (!v) throw new Error(`${what} is not ready yet`);
+    return v;
+  };
   const handle = async (req: WebviewRequest): Promise<void> => {
     switch (req.method) {
+      case 'approvePartition':
+        await need(late.continuity, 'continuity').approve(req.params.topic);
+        return;
+      case 'editPartition':
+        return need(late.continuity, 'continuity').edit(req.params.topic);
+      case 'openAnchor':
+        await need(late.lander, 'landing').openMessage(req.params.topic, req.params.msgId, req.params.start, req.params.end);
+        return;
       case 'runNow':
         return runNowRow(schedule, req.params.id);
       case 'move':
@@ -104,19 +120,24 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
   context.subscriptions.push(afterTurn, vscode.lm.registerTool('lifethread_afterTurn', afterTurn.tool()));
   const chat = new LifeChat(context);
   chat.hooks = { begin: () => afterTurn.beginTurn(), end: () => afterTurn.endTurn() };
-  registerLifeAgent(chat, { afterTurn, doctor, reminders: reminderTurns });
+  const continuity = new Continuity(context, model, panel, log);
+  continuity.register();
+  late.continuity = continuity;
+  chat.recorder = { topic: () => continuity.currentTopic(), record: (t, id, role, text) => continuity.record(t, id, role, text), mint: () => Continuity.mint() };
+  registerLifeAgent(chat, { afterTurn, doctor, reminders: reminderTurns, continuity });
 
   await schedule.start();
 
   const desk = new HostDesk(context, storeDir, log);
   const lander = new Lander(context, log, model, panel, desk);
+  late.lander = lander;
   context.subscriptions.push(lander);
   registerLanding(context, lander);
   doctor.addSection('Desk (CDP browser)', () => desk.doctorSection());
 
   const activationMs = performance.now() - t0;
   log.info(`activated in ${activationMs.toFixed(1)} ms; store ${storeDir}`);
-  return { activatedAt: Date.now(), activationMs, storeDir, model, doctor, panel, schedule, jobs, reminderTurns, afterTurn, lander, desk };
+  return { activatedAt: Date.now(), activationMs, storeDir, model, doctor, panel, schedule, jobs, reminderTurns, afterTurn, lander, desk, continuity };
 }
 
 /** "Open in Chat" for a delivered reminder: a new @life chat shows it; without a model, a read-only document. */

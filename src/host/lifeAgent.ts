@@ -4,6 +4,9 @@ import type { LifeChat } from './chat';
 import type { AfterTurn } from './afterTurn';
 import type { Doctor } from './doctor';
 import type { ReminderTurns } from './reminderTurn';
+import type { Continuity } from './continuity';
+import { COMMANDS } from '../shared/commands';
+import { setting } from './settings';
 import { ownerZone } from './scheduleFeature';
 
 const AGENT_PREAMBLE = [
@@ -30,11 +33,12 @@ function toolsFor(request: vscode.ChatRequest, only?: string[]): TurnTool[] {
 }
 
 /** `@life`: a tool-loop agent on `request.model`, plus the slash commands that need no model of their own. */
-export function registerLifeAgent(chat: LifeChat, deps: { afterTurn: AfterTurn; doctor: Doctor; reminders: ReminderTurns }): void {
+export function registerLifeAgent(chat: LifeChat, deps: { afterTurn: AfterTurn; doctor: Doctor; reminders: ReminderTurns; continuity: Continuity }): void {
   const run = async (request: vscode.ChatRequest, context: vscode.ChatContext, stream: vscode.ChatResponseStream, token: vscode.CancellationToken, instruction: string, only?: string[]) => {
     const outcome = await deps.afterTurn.lastOutcome();
     const preface = [AGENT_PREAMBLE, `The owner's time zone is ${ownerZone()}; now is ${new Date().toISOString()}.`, outcome ? `Last after-turn request: ${outcome}.` : '', instruction].filter(Boolean).join('\n');
     const messages = [vscode.LanguageModelChatMessage.User(preface), ...historyMessages(context), vscode.LanguageModelChatMessage.User(request.prompt)];
+    await offerPartitionUnderPressure(request, messages, stream, token, deps.continuity);
     const turn = await runAgentTurn({
       model: request.model,
       messages,
@@ -59,8 +63,41 @@ export function registerLifeAgent(chat: LifeChat, deps: { afterTurn: AfterTurn; 
   chat.on('schedule', (request, context, stream, token) =>
     run(request, context, stream, token, 'The user is managing scheduled shell commands: use lifethread_schedule (add_command, list, move, run_now, remove, log).', ['lifethread_schedule', 'lifethread_remind']),
   );
+  chat.on('partition', async (request, context, stream, token) => {
+    const topic = request.prompt.trim() || deps.continuity.currentTopic();
+    const started = await deps.continuity.start(topic);
+    stream.progress(`Wrote the export and Handover ops of topic ${topic} (partition ${started.partition}); filling TopicDecisions…`);
+    const req = { ...request, prompt: started.prompt } as vscode.ChatRequest;
+    const result = await run(req, context, stream, token, 'You are filling TopicDecisions for a Partition. Use lifethread_partition with action "fill"; if it refuses, fix what it names and call it again.', ['lifethread_partition']);
+    stream.markdown(`\n\nTopicDecisions of **${topic}** wait for your approval in the Life Thread panel; the new chat opens only when you approve.`);
+    stream.button({ command: COMMANDS.openPanel, title: 'Review in the panel' });
+    return { metadata: { ...(result.metadata as object), command: 'partition', topic, partition: started.partition } };
+  });
+  chat.on('resume', async (request, _context, stream) => {
+    const topic = request.prompt.trim() || deps.continuity.currentTopic();
+    stream.markdown(await deps.continuity.resumeText(topic));
+    return { metadata: { command: 'resume', topic } };
+  });
   chat.on('doctor', async (_request, _context, stream) => {
     stream.markdown(await deps.doctor.report());
     return { metadata: { command: 'doctor' } };
   });
+}
+
+/** The pressure signal: past a share of the model's input window, the reply offers Partition. */
+async function offerPartitionUnderPressure(
+  request: vscode.ChatRequest,
+  messages: vscode.LanguageModelChatMessage[],
+  stream: vscode.ChatResponseStream,
+  token: vscode.CancellationToken,
+  continuity: Continuity,
+): Promise<void> {
+  const max = request.model.maxInputTokens;
+  if (!max) return;
+  let used = 0;
+  for (const m of messages) used += await request.model.countTokens(m, token);
+  const percent = setting('continuity.pressurePercent', 70);
+  if ((used / max) * 100 < percent) return;
+  stream.markdown(`_This conversation uses ${Math.round((used / max) * 100)} % of the model's input window (${used} of ${max} tokens)._\n\n`);
+  stream.button({ command: COMMANDS.partition, title: 'Partition this chat', arguments: [continuity.currentTopic()] });
 }

@@ -20,6 +20,7 @@ export class ViewModel implements vscode.Disposable {
       feed: [],
       storeError: null,
       focus: null,
+      partition: null,
     };
   }
 

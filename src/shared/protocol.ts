@@ -46,8 +46,26 @@ export const focusSchema = z.object({
 });
 export type Focus = z.infer<typeof focusSchema>;
 
+const anchorViewSchema = z.object({ topic: z.string(), msgId: z.string(), start: z.number(), end: z.number(), quote: z.string() });
+const itemViewSchema = z.object({ text: z.string(), reason: z.string(), carried: z.boolean(), anchors: z.array(anchorViewSchema) });
+
+/** A partition waiting for the user's approval: the agent's TopicDecisions, the diff, the lint's problems. */
+export const partitionViewSchema = z.object({
+  topic: z.string(),
+  partition: z.number(),
+  frame: z.string(),
+  rejected: z.array(itemViewSchema),
+  accepted: z.array(itemViewSchema),
+  new: z.array(z.string()),
+  next: z.array(z.string()),
+  diff: z.array(z.string()),
+  problems: z.array(z.string()),
+});
+export type PartitionView = z.infer<typeof partitionViewSchema>;
+
 export const viewStateSchema = z.object({
   focus: focusSchema.nullable(),
+  partition: partitionViewSchema.nullable(),
   tz: z.string(),
   health: healthSchema,
   reminders: z.array(rowViewSchema),
@@ -73,6 +91,9 @@ export const webviewRequestSchema = z.discriminatedUnion('method', [
   z.object({ type: z.literal('request'), id: requestId, method: z.literal('move'), params: rowAction }),
   z.object({ type: z.literal('request'), id: requestId, method: z.literal('remove'), params: rowAction }),
   z.object({ type: z.literal('request'), id: requestId, method: z.literal('showLog'), params: rowAction }),
+  z.object({ type: z.literal('request'), id: requestId, method: z.literal('approvePartition'), params: z.object({ topic: z.string().max(100) }) }),
+  z.object({ type: z.literal('request'), id: requestId, method: z.literal('editPartition'), params: z.object({ topic: z.string().max(100) }) }),
+  z.object({ type: z.literal('request'), id: requestId, method: z.literal('openAnchor'), params: anchorViewSchema }),
 ]);
 export type WebviewRequest = z.infer<typeof webviewRequestSchema>;
 export type WebviewMethod = WebviewRequest['method'];
