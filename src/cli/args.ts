@@ -21,7 +21,13 @@ export type FlagName =
   | 'once'
   | 'reminder-max-lateness-hours'
   | 'command-max-lateness-hours'
-  | 'allow-nested';
+  | 'allow-nested'
+  | 'delay-seconds'
+  | 'at'
+  | 'on'
+  | 'job-id'
+  | 'thread'
+  | 'cancel-token';
 
 const FLAGS: Record<FlagName, 'bool' | 'value'> = {
   store: 'value',
@@ -39,6 +45,12 @@ const FLAGS: Record<FlagName, 'bool' | 'value'> = {
   'reminder-max-lateness-hours': 'value',
   'command-max-lateness-hours': 'value',
   'allow-nested': 'bool',
+  'delay-seconds': 'value',
+  at: 'value',
+  on: 'value',
+  'job-id': 'value',
+  thread: 'value',
+  'cancel-token': 'value',
 };
 
 export const GLOBAL_FLAGS: readonly FlagName[] = ['store', 'json', 'now', 'tz', 'help', 'version'];

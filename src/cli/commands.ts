@@ -11,7 +11,9 @@ import { readLog, fireCommandRow, removeJobArtifacts } from '../node/jobs';
 import { DEFAULT_LIMITS, type FieldNames, type ScheduleStore } from '../node/schedule';
 import { randomBase36 } from '../node/ids';
 import { readPulse, touchPulse, type Table } from '../node/store';
-import { has, parseHours, parseTimeoutMinutes, valueOf, type ParsedArgs } from './args';
+import { WakeStore } from '../node/wakes';
+import { CLI_WAKE_FIELDS, DELAY_MAX_SECONDS, describeWake, nextDueAt, parseWakeInput, type WakeRow } from '../core/wake';
+import { has, lockWaitFromEnv, parseHours, parseTimeoutMinutes, valueOf, type ParsedArgs } from './args';
 import { factSummary, isCommandRow, rowLine, scheduleWords, zoneNote, type ZoneSource } from './format';
 
 export interface Context {
@@ -468,6 +470,26 @@ interface QuarantineEntry {
   row: unknown;
 }
 
+interface WakeCounts {
+  total: number;
+  pending: number;
+  fired: number;
+  missed: number;
+  /** The earliest pending timer (or triggered wake), UTC ISO; null when none. */
+  nextTimerAt: string | null;
+}
+
+function wakeCounts(rows: readonly WakeRow[]): WakeCounts {
+  const next = nextDueAt(rows);
+  return {
+    total: rows.length,
+    pending: rows.filter((r) => r.status === 'pending').length,
+    fired: rows.filter((r) => r.status === 'fired').length,
+    missed: rows.filter((r) => r.status === 'missed').length,
+    nextTimerAt: next === null ? null : next.toISOString(),
+  };
+}
+
 export async function doctor(ctx: Context): Promise<void> {
   noPositionals(ctx);
   const now = ctx.clock();
@@ -475,15 +497,19 @@ export async function doctor(ctx: Context): Promise<void> {
   const healthy = lastPass !== null && now.getTime() - lastPass.getTime() <= HEALTHY_WITHIN_MS;
   const reminders = await ctx.store.reminders.read();
   const commands = await ctx.store.commands.read();
+  const wakeTable = wakeStore(ctx).table;
+  const wakeSnap = await wakeTable.read();
   const schemaVersions = {
     code: SCHEMA_VERSION,
     reminders: reminders.state === 'missing' ? null : reminders.schemaVersion,
     'schedule-commands': commands.state === 'missing' ? null : commands.schemaVersion,
+    wakes: wakeSnap.state === 'missing' ? null : wakeSnap.schemaVersion,
   };
   const quarantined: QuarantineEntry[] = [];
   for (const [name, snap, table] of [
     ['reminders', reminders, ctx.store.reminders],
     ['schedule-commands', commands, ctx.store.commands],
+    ['wakes', wakeSnap, wakeTable],
   ] as const) {
     for (const q of snap.quarantined) quarantined.push({ table: name, movedAside: false, reason: q.reason, row: q.row });
     const file = await table.readQuarantine();
@@ -502,16 +528,21 @@ export async function doctor(ctx: Context): Promise<void> {
       description: describeSchedule(r.schedule, new Date(r.nextRunAt), ctx.tz, now),
     }));
 
+  const wakes = wakeCounts(wakeSnap.rows);
   if (ctx.json) {
-    return emitJson(ctx, { healthy, lastPassAt: lastPass === null ? null : lastPass.toISOString(), storeDir: ctx.storeDir, schemaVersions, quarantined, nextRuns });
+    return emitJson(ctx, { healthy, lastPassAt: lastPass === null ? null : lastPass.toISOString(), storeDir: ctx.storeDir, schemaVersions, quarantined, nextRuns, wakes });
   }
   const lines: string[] = [];
   if (lastPass === null) lines.push('Dispatcher: STALLED: no pass recorded yet (no reminders.tick); open VS Code with Life Thread, or run life-thread dispatch --once');
   else lines.push(`Dispatcher: ${healthy ? 'healthy' : 'STALLED'}: last pass ${describeInstant(lastPass, ctx.tz, now)}`);
   lines.push(`Store: ${ctx.storeDir}`);
   const v = (n: number | null): string => (n === null ? 'no file yet' : String(n));
-  lines.push(`Schema versions: code ${SCHEMA_VERSION}; reminders.json ${v(schemaVersions.reminders)}; schedule-commands.json ${v(schemaVersions['schedule-commands'])}`);
-  lines.push(`Rows: ${reminders.rows.length} reminder${reminders.rows.length === 1 ? '' : 's'}, ${commands.rows.length} command${commands.rows.length === 1 ? '' : 's'}`);
+  lines.push(
+    `Schema versions: code ${SCHEMA_VERSION}; reminders.json ${v(schemaVersions.reminders)}; schedule-commands.json ${v(schemaVersions['schedule-commands'])}; wakes.json ${v(schemaVersions.wakes)}`,
+  );
+  lines.push(`Rows: ${reminders.rows.length} reminder${reminders.rows.length === 1 ? '' : 's'}, ${commands.rows.length} command${commands.rows.length === 1 ? '' : 's'}, ${wakes.total} wake${wakes.total === 1 ? '' : 's'}`);
+  const nextWake = wakes.nextTimerAt === null ? '' : `; next timer ${describeInstant(new Date(wakes.nextTimerAt), ctx.tz, now)}`;
+  lines.push(`Wakes: ${wakes.pending} pending, ${wakes.fired} fired, ${wakes.missed} missed${nextWake} (fired only by the extension)`);
   if (quarantined.length === 0) lines.push('Quarantined: none');
   else {
     lines.push(`Quarantined: ${quarantined.length} row${quarantined.length === 1 ? '' : 's'}`);
@@ -526,6 +557,75 @@ export async function doctor(ctx: Context): Promise<void> {
   ctx.out(`${lines.join('\n')}\n`);
 }
 
-export function wakeNotYet(): never {
-  throw new InputError('command', "'wake' is not available yet in the CLI (it comes with the wake feature); use the @life /wake command in VS Code");
+// ---------------------------------------------------------------------------------------------
+// wake add | list | cancel (wakes are fired only by the extension, which can start a chat turn)
+
+function wakeStore(ctx: Context): WakeStore {
+  return new WakeStore({ dir: ctx.storeDir, lockWaitMs: lockWaitFromEnv(ctx.env) });
+}
+
+/** `--delay-seconds`: digits only ("5s", "1.5", "-3" refused here; the range is checked by the contract). */
+function delaySeconds(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const t = raw.trim();
+  if (!/^\d{1,9}$/.test(t)) throw new InputError('delay-seconds', `must be a whole number of seconds from 1 to ${DELAY_MAX_SECONDS} (30 days), got '${raw}'`);
+  return Number(t);
+}
+
+export async function wakeAdd(ctx: Context): Promise<void> {
+  noPositionals(ctx);
+  nestedGuard(ctx);
+  const now = ctx.clock();
+  const input = {
+    text: valueOf(ctx.args, 'text'),
+    delay_seconds: delaySeconds(valueOf(ctx.args, 'delay-seconds')),
+    at: valueOf(ctx.args, 'at'),
+    when: valueOf(ctx.args, 'on'),
+    job_id: valueOf(ctx.args, 'job-id'),
+    thread_id: valueOf(ctx.args, 'thread'),
+    cancel_token: valueOf(ctx.args, 'cancel-token'),
+  };
+  const parsed = parseWakeInput(input, { now, tz: ctx.tz, fieldNames: CLI_WAKE_FIELDS });
+  // A call with only a cancel token cancels in the tool; on the CLI that is 'wake cancel K'.
+  if (parsed.kind === 'cancel') throw new InputError('text', `is missing: give --text T; to cancel, use 'life-thread wake cancel ${parsed.cancelToken}'`);
+  const row = await wakeStore(ctx).add(parsed, { now });
+  if (ctx.json) return emitJson(ctx, row);
+  const thread = row.threadId === undefined ? '' : ` in thread ${row.threadId}`;
+  const token = row.cancelToken === undefined ? '' : `; cancel with 'life-thread wake cancel ${row.cancelToken}'`;
+  ctx.out(`Added ${row.id}: wakes${thread} ${parsed.description}${token}. Only the VS Code extension fires wakes (it starts the chat turn) (${zone(ctx)})\n`);
+}
+
+function wakeLine(row: WakeRow, tz: string, now: Date): string {
+  const what = row.text !== undefined ? `"${clipLine(row.text, 80)}"` : `payload ${clipLine(JSON.stringify(row.payload), 80)}`;
+  const extra = [row.threadId === undefined ? '' : `thread ${row.threadId}`, row.cancelToken === undefined ? '' : `cancel token ${row.cancelToken}`].filter((s) => s !== '').join(', ');
+  const f = row.fact;
+  const fact = f === undefined ? '' : `\n    last: ${[f.jobStatus ? `job ${f.jobStatus}${f.exitCode !== undefined && f.exitCode !== null ? ` (exit ${f.exitCode})` : ''}` : '', f.delivered === true ? `delivered${f.via ? ` via ${f.via}` : ''}` : f.delivered === false ? 'not delivered' : '', f.summary ?? '', f.error ?? ''].filter((s) => s !== '').join(', ')}`;
+  return `${row.id}  ${row.claim ? 'delivering' : row.status}  ${row.when}  ${describeWake(row, now, tz)}\n    ${what}${extra === '' ? '' : `\n    ${extra}`}${fact}`;
+}
+
+function clipLine(s: string, max: number): string {
+  const one = s.replace(/\s+/g, ' ').trim();
+  return one.length <= max ? one : `${one.slice(0, max - 1)}…`;
+}
+
+export async function wakeList(ctx: Context): Promise<void> {
+  noPositionals(ctx);
+  const snap = await wakeStore(ctx).read();
+  if (ctx.json) return emitJson(ctx, snap.rows);
+  const now = ctx.clock();
+  const n = snap.rows.length;
+  const lines = [`${n === 0 ? 'No' : n} wake${n === 1 ? '' : 's'} (times in ${zone(ctx)}; only the VS Code extension fires wakes)`];
+  for (const row of snap.rows) lines.push(wakeLine(row, ctx.tz, now));
+  const q = snap.quarantined.length;
+  if (q > 0) lines.push(`${q} row${q === 1 ? '' : 's'} of wakes.json failed validation and will be quarantined; see life-thread doctor`);
+  ctx.out(`${lines.join('\n')}\n`);
+}
+
+export async function wakeCancel(ctx: Context): Promise<void> {
+  const [token, extra] = ctx.rest;
+  if (token === undefined || token.trim() === '') throw new InputError('cancel-token', "is missing: give the wake's cancel token, e.g. life-thread wake cancel build-watch");
+  if (extra !== undefined) throw new InputError('command', `unexpected argument '${extra}' after the cancel token`);
+  const removed = await wakeStore(ctx).cancel(token, 'cancel-token');
+  if (ctx.json) return emitJson(ctx, removed);
+  ctx.out(`Cancelled ${removed.length} wake${removed.length === 1 ? '' : 's'} holding '${token.trim()}': ${removed.map((r) => r.id).join(', ')}\n`);
 }

@@ -5,7 +5,7 @@
 import type { CommandRow, Fact, ScheduleRow } from '../core/schema';
 import { describeInstant, describeSchedule, formatDuration } from '../core/time';
 
-export const USAGE = `life-thread — durable reminders and scheduled commands from a terminal (Life Thread)
+export const USAGE = `life-thread — durable reminders, scheduled commands and wakes from a terminal (Life Thread)
 
 Usage:
   life-thread remind add --text T (--when W | --cron EXPR) [--tz Z] [--allow-nested]
@@ -20,7 +20,10 @@ Usage:
   life-thread schedule log ID
   life-thread dispatch --once [--reminder-max-lateness-hours H] [--command-max-lateness-hours H]
   life-thread doctor
-  life-thread wake add|list|cancel          (not available yet)
+  life-thread wake add --text T (--delay-seconds N | --at W | --on job.done --job-id ID | --on presence.online | --on scm.changed) [--thread T] [--cancel-token K]
+                       [--allow-nested]
+  life-thread wake list
+  life-thread wake cancel K
   life-thread help | --help | -h | --version
 
 Global flags (anywhere on the line):
@@ -41,6 +44,15 @@ Notes:
   --timeout-minutes (1-60, default 2). Inside a command job (LIFE_THREAD_JOB set) adding a row
   needs --allow-nested. 'dispatch --once' runs one headless pass: due reminders are printed and
   due commands run; the VS Code extension is the long-running dispatcher.
+
+Wakes:
+  A wake wakes the life thread (@life in VS Code) with a short pulse: after --delay-seconds
+  (1-2592000) or --at W (once, words or ISO in the owner's zone, at most 30 days ahead), when a
+  job ends (--on job.done --job-id: a task name, terminal:<terminal name> or a command id c-...),
+  when the user is back (--on presence.online) or when git HEAD or the index change
+  (--on scm.changed). IDs start with w-. 'wake cancel K' removes the pending wakes added with
+  --cancel-token K. Wakes are fired only by the VS Code extension, which can start a chat turn:
+  'dispatch --once' never fires them.
 
 Exit codes: 0 ok, 2 bad input, 3 store unreadable, newer schema or lock not obtained in 10 s.
 `;

@@ -30,6 +30,11 @@ const ROUTES: Record<string, Record<string, Verb>> = {
     'run-now': { flags: [], run: cmd.scheduleRunNow },
     log: { flags: [], run: cmd.scheduleLog },
   },
+  wake: {
+    add: { flags: ['text', 'delay-seconds', 'at', 'on', 'job-id', 'thread', 'cancel-token', 'allow-nested'], run: cmd.wakeAdd },
+    list: { flags: [], run: cmd.wakeList },
+    cancel: { flags: [], run: cmd.wakeCancel },
+  },
 };
 
 const SINGLE: Record<string, Verb> = {
@@ -45,7 +50,6 @@ export interface Io {
 function route(args: ParsedArgs): { verb: Verb; words: string; rest: string[] } {
   const [group, sub, ...rest] = args.positionals;
   if (group === undefined) throw new InputError('command', 'is missing; see life-thread --help');
-  if (group === 'wake') cmd.wakeNotYet();
   const single = Object.hasOwn(SINGLE, group) ? SINGLE[group] : undefined;
   if (single) return { verb: single, words: group, rest: args.positionals.slice(1) };
   const verbs = Object.hasOwn(ROUTES, group) ? ROUTES[group] : undefined;

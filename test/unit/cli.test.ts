@@ -499,8 +499,8 @@ describe('life-thread CLI', { concurrency: 2 }, () => {
       [['remind', 'frob', ...base], 'command'],
       [['remind', ...base], 'command'],
       [['remind', 'list', 'extra', ...base], 'command'],
-      [['wake', 'add', '--text', 'x', '--delay-seconds', '5', ...base], 'command'],
-      [['wake', 'list', ...base], 'command'],
+      [['wake', 'add', '--text', 'x', ...base], 'delay-seconds'],
+      [['wake', 'frob', ...base], 'command'],
       [['remind', 'list', '--bogus', ...base], 'bogus'],
       [['remind', 'list', '--when', 'in 1 hour', ...base], 'when'],
       [['remind', 'list', '--json=yes', ...base], 'json'],
@@ -630,9 +630,10 @@ describe('life-thread CLI', { concurrency: 2 }, () => {
       healthy: false,
       lastPassAt: null,
       storeDir: dir,
-      schemaVersions: { code: 1, reminders: null, 'schedule-commands': null },
+      schemaVersions: { code: 1, reminders: null, 'schedule-commands': null, wakes: null },
       quarantined: [],
       nextRuns: [],
+      wakes: { total: 0, pending: 0, fired: 0, missed: 0, nextTimerAt: null },
     });
     assert.match(await ok(['doctor', '--store', dir, '--now', t0]), /^Dispatcher: STALLED: no pass recorded yet/);
 
@@ -647,7 +648,7 @@ describe('life-thread CLI', { concurrency: 2 }, () => {
     };
     assert.equal(fresh.healthy, true);
     assert.equal(fresh.lastPassAt, t0);
-    assert.deepEqual(fresh.schemaVersions, { code: 1, reminders: 1, 'schedule-commands': 1 });
+    assert.deepEqual(fresh.schemaVersions, { code: 1, reminders: 1, 'schedule-commands': 1, wakes: null });
     assert.deepEqual(
       fresh.nextRuns.map((n) => [n.id, n.kind, n.nextRunAt, n.running]),
       [

@@ -1,0 +1,819 @@
+/**
+ * The life-thread wake (design §3, §8): the SendToLifeThread contract and its errors (each names its
+ * field), the wake row, the pulse in the §3 shape and its hard cap (huge text, huge summary, a
+ * 100 MB log read from its tail; a property test over random inputs), summaries of real runner
+ * output taken from a log tail, coalescing, the hourly cap, job status, and the WakeStore on a
+ * temporary directory (add/list/cancel, exactly-once claims across 3 store instances, claimJob,
+ * watchJob/markLost, triggered wakes, delivery facts, stale claims, cleaning).
+ */
+import assert from 'node:assert/strict';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { InputError } from '../../src/core/errors';
+import type { LandingRef } from '../../src/core/landing';
+import {
+  canIgnite,
+  claimDueRows,
+  CLI_WAKE_FIELDS,
+  coalesce,
+  HourlyCap,
+  jobStatus,
+  LOG_TAIL_BYTES,
+  newWakeRow,
+  parseWakeInput,
+  PAYLOAD_MAX_BYTES,
+  pulseEventOfRow,
+  renderPulse,
+  summaryFromLogTail,
+  wakeInputSchema,
+  wakeRowSchema,
+  worseStatus,
+  type DeskState,
+  type JobStatus,
+  type NewWake,
+  type PulseEvent,
+  type WakeInputResult,
+  type WakeRow,
+  type WakeTrigger,
+  type WakeWhen,
+} from '../../src/core/wake';
+import { readLogTail, WakeStore } from '../../src/node/wakes';
+
+const NOW = new Date('2026-10-03T07:00:00.000Z'); // a Saturday; 09:00 CEST
+const TZ = 'Europe/Berlin';
+const MIN = 60_000;
+const HOUR = 60 * MIN;
+const DAY = 24 * HOUR;
+const holder = { pid: process.pid, window: 'win-a' };
+
+function parse(input: Record<string, unknown>, fieldNames?: Parameters<typeof parseWakeInput>[1]['fieldNames']): WakeInputResult {
+  return parseWakeInput(input, { now: NOW, tz: TZ, ...(fieldNames ? { fieldNames } : {}) });
+}
+
+function wake(input: Record<string, unknown>): NewWake {
+  const r = parse(input);
+  assert.equal(r.kind, 'wake');
+  if (r.kind !== 'wake') throw new Error('unreachable');
+  return r;
+}
+
+/** Asserts the call throws InputError naming `field`; returns the reason. */
+function failsOn(fn: () => unknown, field: string): string {
+  try {
+    fn();
+  } catch (e) {
+    assert.ok(e instanceof InputError, `expected InputError, got ${String(e)}`);
+    assert.equal(e.field, field, `field of "${e.message}"`);
+    assert.ok(e.reason.length > 0);
+    return e.reason;
+  }
+  assert.fail(`expected InputError on ${field}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+describe('parseWakeInput: the SendToLifeThread contract', () => {
+  it('a call with only cancel_token cancels (null and blank fields count as absent)', () => {
+    assert.deepEqual(parse({ cancel_token: 'build-watch' }), { kind: 'cancel', cancelToken: 'build-watch' });
+    assert.deepEqual(parse({ cancel_token: ' k1 ', text: null, delay_seconds: null, payload: undefined, at: '  ' }), { kind: 'cancel', cancelToken: 'k1' });
+  });
+
+  it('timer by delay_seconds: the default when, the instant computed by the code', () => {
+    const w = wake({ text: 'check the build', delay_seconds: 300 });
+    assert.equal(w.when, 'timer');
+    assert.equal(w.nextRunAt?.toISOString(), '2026-10-03T07:05:00.000Z');
+    assert.equal(w.text, 'check the build');
+    assert.equal(w.tz, TZ);
+    assert.match(w.description, /^at Sat 3 Oct 09:05 CEST \(07:05Z\), in 5 min$/);
+    assert.equal(wake({ text: 'x', delay_seconds: 1 }).nextRunAt?.getTime(), NOW.getTime() + 1000);
+    assert.equal(wake({ text: 'x', delay_seconds: 30 * 24 * 3600 }).nextRunAt?.getTime(), NOW.getTime() + 30 * DAY);
+    assert.equal(wake({ text: 'x', when: 'timer', delay_seconds: 60 }).when, 'timer');
+  });
+
+  it("timer by at: words or ISO in the owner's zone, once only", () => {
+    assert.equal(wake({ text: 'x', at: 'tomorrow at 9' }).nextRunAt?.toISOString(), '2026-10-04T07:00:00.000Z');
+    assert.equal(wake({ text: 'x', at: 'in 20 minutes' }).nextRunAt?.toISOString(), '2026-10-03T07:20:00.000Z');
+    assert.equal(wake({ text: 'x', at: '2026-10-05 18:30' }).nextRunAt?.toISOString(), '2026-10-05T16:30:00.000Z');
+    assert.equal(wake({ text: 'x', at: '2026-10-05T18:30:00Z' }).nextRunAt?.toISOString(), '2026-10-05T18:30:00.000Z');
+    const ny = parseWakeInput({ text: 'x', at: 'tomorrow at 9' }, { now: NOW, tz: 'America/New_York' });
+    assert.equal(ny.kind === 'wake' ? ny.nextRunAt?.toISOString() : '', '2026-10-04T13:00:00.000Z');
+  });
+
+  it('timer rules: exactly one of delay_seconds and at, in range, not recurring, not past', () => {
+    failsOn(() => parse({ text: 'x' }), 'delay_seconds');
+    failsOn(() => parse({ text: 'x', when: 'timer' }), 'delay_seconds');
+    failsOn(() => parse({ text: 'x', delay_seconds: 5, at: 'in 5 minutes' }), 'delay_seconds');
+    for (const bad of [0, -1, 1.5, 30 * 24 * 3600 + 1, Number.MAX_SAFE_INTEGER]) failsOn(() => parse({ text: 'x', delay_seconds: bad }), 'delay_seconds');
+    failsOn(() => parse({ text: 'x', delay_seconds: '60' }), 'delay_seconds');
+    assert.match(failsOn(() => parse({ text: 'x', at: 'every 30m' }), 'at'), /recurs/);
+    assert.match(failsOn(() => parse({ text: 'x', at: 'every weekday at 09:00' }), 'at'), /recurs/);
+    assert.match(failsOn(() => parse({ text: 'x', at: 'daily at 9' }), 'at'), /recurs/);
+    assert.match(failsOn(() => parse({ text: 'x', at: '2026-10-02 09:00' }), 'at'), /past/);
+    assert.match(failsOn(() => parse({ text: 'x', at: '30m' }), 'at'), /ambiguous/);
+    assert.match(failsOn(() => parse({ text: 'x', at: 'in 31 days' }), 'at'), /30 days/);
+    failsOn(() => parse({ text: 'x', at: 'blurb o clock' }), 'at');
+    failsOn(() => parse({ text: 'x', at: 42 }), 'at');
+  });
+
+  it('text and payload: one of them, never both; payload is any JSON value up to 8 KB', () => {
+    assert.match(failsOn(() => parse({ text: 'x', payload: { a: 1 }, delay_seconds: 5 }), 'text'), /not both/);
+    assert.match(failsOn(() => parse({ delay_seconds: 5 }), 'text'), /missing/);
+    failsOn(() => parse({ text: '   ', delay_seconds: 5 }), 'text');
+    failsOn(() => parse({ text: 'x'.repeat(4001), delay_seconds: 5 }), 'text');
+    failsOn(() => parse({ text: 5, delay_seconds: 5 }), 'text');
+    assert.match(failsOn(() => parse({ cancel_token: 'k', delay_seconds: 5 }), 'text'), /cancel_token/);
+    for (const payload of [{ step: 3, files: ['a.ts'] }, [1, 'two', null], 'plain', 7, false, '']) {
+      assert.deepEqual(wake({ payload, delay_seconds: 5 }).payload, payload);
+    }
+    assert.match(failsOn(() => parse({ payload: { big: 'x'.repeat(PAYLOAD_MAX_BYTES) }, delay_seconds: 5 }), 'payload'), /bytes/);
+    assert.equal(wake({ payload: 'é'.repeat(4000), delay_seconds: 5 }).payload, 'é'.repeat(4000)); // 8002 bytes as JSON: fits
+    failsOn(() => parse({ payload: 'é'.repeat(4100), delay_seconds: 5 }), 'payload');
+    assert.match(failsOn(() => parse({ payload: JSON.parse('{"__proto__":{"x":1}}') as unknown, delay_seconds: 5 }), 'payload'), /forbidden/);
+    let deep: unknown = 1;
+    for (let i = 0; i < 40; i++) deep = [deep];
+    assert.match(failsOn(() => parse({ payload: deep, delay_seconds: 5 }), 'payload'), /deeper/);
+    failsOn(() => parse({ payload: { f: () => 1 }, delay_seconds: 5 }), 'payload');
+    failsOn(() => parse({ payload: { n: Infinity }, delay_seconds: 5 }), 'payload');
+    failsOn(() => parse({ payload: new Date(), delay_seconds: 5 }), 'payload');
+  });
+
+  it('event wakes: job.done needs job_id; delay/at only for timers; job_id only for job.done', () => {
+    const j = wake({ text: 'tests done', when: 'job.done', job_id: 'npm test', thread_id: 'topic-7', cancel_token: 'k' });
+    assert.deepEqual({ when: j.when, jobId: j.jobId, threadId: j.threadId, cancelToken: j.cancelToken, nextRunAt: j.nextRunAt }, {
+      when: 'job.done',
+      jobId: 'npm test',
+      threadId: 'topic-7',
+      cancelToken: 'k',
+      nextRunAt: null,
+    });
+    assert.equal(j.description, 'when the task "npm test" ends');
+    assert.match(wake({ text: 'x', when: 'job.done', job_id: 'terminal:bash' }).description, /next command in terminal "bash"/);
+    assert.match(wake({ text: 'x', when: 'job.done', job_id: 'c-abc123' }).description, /command row c-abc123/);
+    assert.equal(wake({ text: 'x', when: 'presence.online' }).nextRunAt, null);
+    assert.equal(wake({ text: 'x', when: 'scm.changed' }).when, 'scm.changed');
+    assert.match(failsOn(() => parse({ text: 'x', when: 'job.done' }), 'job_id'), /missing/);
+    failsOn(() => parse({ text: 'x', when: 'job.done', job_id: 'terminal:' }), 'job_id');
+    failsOn(() => parse({ text: 'x', when: 'job.done', job_id: 'c-bad id!' }), 'job_id');
+    failsOn(() => parse({ text: 'x', when: 'job.done', job_id: 'a'.repeat(201) }), 'job_id');
+    failsOn(() => parse({ text: 'x', when: 'job.done', job_id: 'a\nb' }), 'job_id');
+    failsOn(() => parse({ text: 'x', when: 'job.done', job_id: 'b', delay_seconds: 5 }), 'delay_seconds');
+    failsOn(() => parse({ text: 'x', when: 'presence.online', at: 'in 5 minutes' }), 'at');
+    failsOn(() => parse({ text: 'x', delay_seconds: 5, job_id: 'npm test' }), 'job_id');
+    failsOn(() => parse({ text: 'x', when: 'scm.changed', job_id: 'npm test' }), 'job_id');
+    assert.match(failsOn(() => parse({ text: 'x', when: 'job.finished' }), 'when'), /timer, job\.done, presence\.online, scm\.changed/);
+  });
+
+  it('other fields: unknown keys, thread_id, cancel_token, zone', () => {
+    assert.match(failsOn(() => parse({ text: 'x', delay_seconds: 5, delay: 5 }), 'delay'), /not a field/);
+    failsOn(() => parse({ text: 'x', delay_seconds: 5, thread_id: 'a\u2028b' }), 'thread_id');
+    failsOn(() => parse({ text: 'x', delay_seconds: 5, thread_id: 't'.repeat(201) }), 'thread_id');
+    failsOn(() => parse({ text: 'x', delay_seconds: 5, cancel_token: 'k'.repeat(101) }), 'cancel_token');
+    failsOn(() => parse({ cancel_token: 'a\tb' }), 'cancel_token');
+    failsOn(() => parseWakeInput({ text: 'x', delay_seconds: 5 }, { now: NOW, tz: 'Mars/Base' }), 'tz');
+    failsOn(() => parseWakeInput('wake me', { now: NOW, tz: TZ }), 'text');
+  });
+
+  it('errors use the caller’s field names (the CLI spells them as its flags)', () => {
+    const cli = (input: Record<string, unknown>, field: string) => failsOn(() => parse(input, CLI_WAKE_FIELDS), field);
+    cli({ text: 'x' }, 'delay-seconds');
+    cli({ text: 'x', delay_seconds: 0 }, 'delay-seconds');
+    cli({ text: 'x', at: 'every 5m' }, 'at');
+    cli({ text: 'x', when: 'later' }, 'on');
+    cli({ text: 'x', when: 'job.done' }, 'job-id');
+    cli({ text: 'x', delay_seconds: 5, thread_id: 'a\nb' }, 'thread');
+    cli({ text: 'x', delay_seconds: 5, cancel_token: 'k'.repeat(200) }, 'cancel-token');
+    cli({ delay_seconds: 5 }, 'text');
+    assert.match(cli({ text: 'x', delay_seconds: 5, at: 'in 1 hour' }, 'delay-seconds'), /--?delay-seconds|delay-seconds or at/);
+  });
+
+  it('the zod input schema is the LM tool’s shape (strict, snake_case)', () => {
+    assert.equal(wakeInputSchema.safeParse({ text: 'x', delay_seconds: 5, when: 'timer', job_id: 'a', thread_id: 'b', cancel_token: 'c', at: 'y', payload: 1 }).success, true);
+    assert.equal(wakeInputSchema.safeParse({ text: 'x', delaySeconds: 5 }).success, false);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('wake row schema', () => {
+  const base = { id: 'w-abc123', text: 'x', when: 'timer', status: 'pending', nextRunAt: '2026-10-03T07:05:00.000Z', createdAt: NOW.toISOString() };
+
+  it('is strict camelCase with the §8 fields', () => {
+    assert.equal(wakeRowSchema.safeParse(base).success, true);
+    assert.equal(wakeRowSchema.safeParse({ ...base, job_id: 'a' }).success, false);
+    assert.equal(wakeRowSchema.safeParse({ ...base, id: 'r-abc' }).success, false);
+    assert.equal(wakeRowSchema.safeParse({ ...base, payload: { a: 1 } }).success, false, 'text and payload exclude each other');
+    assert.equal(wakeRowSchema.safeParse({ ...base, text: undefined, payload: { a: 1 } }).success, true);
+    assert.equal(wakeRowSchema.safeParse({ ...base, nextRunAt: null }).success, false, 'a pending timer needs nextRunAt');
+    assert.equal(wakeRowSchema.safeParse({ ...base, when: 'job.done', nextRunAt: null }).success, false, 'job.done needs jobId');
+    assert.equal(wakeRowSchema.safeParse({ ...base, when: 'job.done', jobId: 'npm test', nextRunAt: null, window: 'w1', jobStartedAt: NOW.toISOString() }).success, true);
+    assert.equal(wakeRowSchema.safeParse({ ...base, fact: { delivered: true, wakeChars: 212, timeToLocusMs: 900, jobStatus: 'failed', exitCode: 1, summary: 's', lateMs: 3 } }).success, true);
+    assert.equal(wakeRowSchema.safeParse({ ...base, fact: { bogus: 1 } }).success, false);
+    assert.equal(wakeRowSchema.safeParse({ ...base, desk: 'prepared', landing: { kind: 'deep_link', uri: 'cdp://evidence/w-abc123' } }).success, true);
+    assert.equal(wakeRowSchema.safeParse({ ...base, desk: 'asleep' }).success, false);
+  });
+
+  it('newWakeRow keeps the watcher window only for jobs a window watches', () => {
+    const task = newWakeRow(wake({ text: 'x', when: 'job.done', job_id: 'build' }), { id: 'w-1', now: NOW, window: 'win-a' });
+    assert.equal(task.window, 'win-a');
+    assert.equal(task.jobStartedAt, undefined);
+    const started = newWakeRow(wake({ text: 'x', when: 'job.done', job_id: 'build' }), { id: 'w-2', now: NOW, window: 'win-a', jobStartedAt: NOW });
+    assert.equal(started.jobStartedAt, NOW.toISOString());
+    assert.equal(newWakeRow(wake({ text: 'x', when: 'job.done', job_id: 'c-abc' }), { id: 'w-3', now: NOW, window: 'win-a' }).window, undefined);
+    assert.equal(newWakeRow(wake({ text: 'x', delay_seconds: 5 }), { id: 'w-4', now: NOW, window: 'win-a' }).window, undefined);
+    for (const r of [task, started]) assert.equal(wakeRowSchema.safeParse(r).success, true);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+/** js-yaml when the tree has it (a dependency of the packaging tools), to read the block as YAML. */
+function yamlLoader(): ((s: string) => unknown) | undefined {
+  try {
+    const mod = createRequire(__filename)('js-yaml') as { load?: (s: string) => unknown };
+    return typeof mod.load === 'function' ? mod.load : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function blockOf(pulse: string): string {
+  const i = pulse.indexOf('life_wake:\n');
+  assert.ok(i >= 0, `no life_wake block in:\n${pulse}`);
+  return pulse.slice(i);
+}
+
+describe('renderPulse: the §3 shape', () => {
+  const landing: LandingRef = { kind: 'deep_link', uri: 'cdp://evidence/w-abc123' };
+
+  it('job.done: text first, then the block exactly', () => {
+    const pulse = renderPulse(
+      { text: 'Tests finished: read the report and fix what failed.', when: 'job.done', jobId: 'npm test' },
+      { job: { status: 'failed', exitCode: 1 }, summary: '12 passed, 1 failed', landing, desk: 'prepared' },
+    );
+    assert.equal(
+      pulse,
+      [
+        'Tests finished: read the report and fix what failed.',
+        '',
+        'life_wake:',
+        '  reason: job.done',
+        '  job: { id: "npm test", status: failed, exit_code: 1 }',
+        '  summary: "12 passed, 1 failed"',
+        '  landing: { kind: deep_link, uri: "cdp://evidence/w-abc123" }',
+        '  desk: prepared',
+      ].join('\n'),
+    );
+    const load = yamlLoader();
+    if (load) {
+      assert.deepEqual(load(blockOf(pulse)), {
+        life_wake: { reason: 'job.done', job: { id: 'npm test', status: 'failed', exit_code: 1 }, summary: '12 passed, 1 failed', landing: { kind: 'deep_link', uri: 'cdp://evidence/w-abc123' }, desk: 'prepared' },
+      });
+    }
+  });
+
+  it('omits lines that do not apply; timer has no job; unknown exit code is null', () => {
+    assert.equal(renderPulse({ text: 'stand-up in 5', when: 'timer' }), 'stand-up in 5\n\nlife_wake:\n  reason: timer');
+    assert.equal(renderPulse({ text: 'back', when: 'presence.online' }, { desk: 'ok' }), 'back\n\nlife_wake:\n  reason: presence.online\n  desk: ok');
+    assert.equal(
+      renderPulse({ text: 'x', when: 'job.done', jobId: 'terminal:bash' }, { job: { status: jobStatus(undefined) }, desk: 'none', landing: { kind: 'none' } }),
+      'x\n\nlife_wake:\n  reason: job.done\n  job: { id: "terminal:bash", status: unknown, exit_code: null }\n  landing: { kind: none }\n  desk: none',
+    );
+    // A job.done wake whose event carries no job still names the job it waited for.
+    assert.match(renderPulse({ text: 'x', when: 'job.done', jobId: 'build' }), /job: \{ id: "build", status: unknown, exit_code: null \}/);
+    assert.match(renderPulse({ text: 'x', when: 'scm.changed' }, { detail: 'HEAD 1234abcd → 5678ef01' }), /\n {2}detail: "HEAD 1234abcd → 5678ef01"$/);
+    assert.equal(renderPulse({ when: 'timer' }), 'life_wake:\n  reason: timer');
+  });
+
+  it('a payload is shown as compact JSON first', () => {
+    assert.equal(renderPulse({ payload: { step: 3, files: ['a.ts', 'b.ts'] }, when: 'timer' }), '{"step":3,"files":["a.ts","b.ts"]}\n\nlife_wake:\n  reason: timer');
+  });
+
+  it('a code anchor landing names path, symbol and 1-based lines, never the excerpt', () => {
+    const pulse = renderPulse(
+      { text: 'x', when: 'job.done', jobId: 'tsc' },
+      {
+        job: { status: 'failed', exitCode: 2 },
+        landing: { kind: 'code_anchor', anchor: { path: '/w/src/a.ts', symbol: 'Store.read', range: { start: { line: 9, character: 0 }, end: { line: 19, character: 1 } }, excerpt: 'SECRET EXCERPT', excerptHash: 'a'.repeat(64) } },
+      },
+    );
+    assert.match(pulse, /\n {2}landing: \{ kind: code_anchor, path: "\/w\/src\/a\.ts", symbol: "Store\.read", lines: "10-20" \}$/);
+    assert.doesNotMatch(pulse, /SECRET/);
+  });
+
+  it('quotes and escapes: a summary with quotes and newlines stays one line and reads back', () => {
+    const summary = 'expected "a"\nbut got \'b\'\r\n\tat x: {y, z} # not a comment\u2028end';
+    const pulse = renderPulse({ text: 'x', when: 'job.done', jobId: 'id with "quotes", {braces}: and #' }, { job: { status: 'failed', exitCode: 1 }, summary, landing: { kind: 'deep_link', uri: 'file:///w/a b.ts#L3' } });
+    const lines = blockOf(pulse).split('\n');
+    assert.equal(lines.length, 5);
+    const s = lines.find((l) => l.startsWith('  summary: ')) ?? '';
+    assert.equal(JSON.parse(s.slice('  summary: '.length)), 'expected "a" but got \'b\' at x: {y, z} # not a comment end');
+    assert.doesNotMatch(pulse, /[\u2028\u2029\u0085]/);
+    const load = yamlLoader();
+    if (load) {
+      const doc = load(blockOf(pulse)) as { life_wake: { job: { id: string }; summary: string; landing: { uri: string } } };
+      assert.equal(doc.life_wake.job.id, 'id with "quotes", {braces}: and #');
+      assert.equal(doc.life_wake.landing.uri, 'file:///w/a b.ts#L3');
+      assert.equal(doc.life_wake.summary, 'expected "a" but got \'b\' at x: {y, z} # not a comment end');
+    }
+  });
+
+  it('pulseEventOfRow renders a claimed row', () => {
+    const row: WakeRow = {
+      id: 'w-r1',
+      text: 'done',
+      when: 'job.done',
+      jobId: 'npm test',
+      status: 'fired',
+      nextRunAt: null,
+      createdAt: NOW.toISOString(),
+      fact: { jobStatus: 'succeeded', exitCode: 0, summary: 'mocha: 4 passing' },
+      landing,
+      desk: 'ok',
+    };
+    assert.equal(
+      renderPulse(row, pulseEventOfRow(row)),
+      'done\n\nlife_wake:\n  reason: job.done\n  job: { id: "npm test", status: succeeded, exit_code: 0 }\n  summary: "mocha: 4 passing"\n  landing: { kind: deep_link, uri: "cdp://evidence/w-abc123" }\n  desk: ok',
+    );
+  });
+});
+
+describe('renderPulse: the hard cap', () => {
+  it('huge text + huge summary + long ids: at most 600, block kept, cuts marked', () => {
+    const text = 'Investigate the failure. '.repeat(5000);
+    const summary = 'FAILED test_x.py::test_b - assert 1 == 2 '.repeat(1000);
+    const pulse = renderPulse(
+      { text, when: 'job.done', jobId: 'j'.repeat(200) },
+      { job: { status: 'failed', exitCode: 1 }, summary, landing: { kind: 'deep_link', uri: `file:///${'d/'.repeat(4000)}x.log#L1` }, desk: 'needs_restore' },
+    );
+    assert.ok(pulse.length <= 600, `${pulse.length}`);
+    assert.match(pulse, /^Investigate the failure\./);
+    const block = blockOf(pulse);
+    assert.deepEqual(
+      block.split('\n').map((l) => l.split(':')[0]),
+      ['life_wake', '  reason', '  job', '  summary', '  landing', '  desk'],
+    );
+    assert.ok(pulse.slice(0, pulse.indexOf('\n\nlife_wake:')).endsWith('…'), 'text cut marked');
+    assert.match(block, /summary: "FAILED test_x\.py[^"]*…"/);
+    assert.match(block, /desk: needs_restore$/);
+    // With a short text, the summary keeps its 160 characters.
+    const short = renderPulse({ text: 'look', when: 'job.done', jobId: 'pytest' }, { job: { status: 'failed', exitCode: 1 }, summary });
+    const kept = JSON.parse((short.split('\n').find((l) => l.startsWith('  summary: ')) ?? '').slice(11)) as string;
+    assert.ok(kept.length >= 155 && kept.length <= 160 && kept.endsWith('…'), `${kept.length}: ${kept}`);
+  });
+
+  it('honours any maxChars, down to a bare ellipsis', () => {
+    const w = { text: 'x'.repeat(1000), when: 'job.done' as const, jobId: 'build' };
+    const e: PulseEvent = { job: { status: 'failed', exitCode: 1 }, summary: 's'.repeat(500), desk: 'ok' };
+    for (const max of [1, 2, 10, 50, 100, 200, 250, 600, 1000, 4000]) assert.ok(renderPulse(w, e, { maxChars: max }).length <= max, `max ${max}`);
+    assert.equal(renderPulse(w, e, { maxChars: Number.NaN }).length <= 600, true);
+    assert.equal(renderPulse(w, e, { maxChars: 4000 }).length, 1000 + 2 + blockOf(renderPulse(w, e, { maxChars: 4000 })).length);
+  });
+
+  it('property: ≤ maxChars, well-formed UTF-16 and the block’s keys kept, over random inputs', () => {
+    const rnd = mulberry32(0x5eed);
+    const alphabet = ['a', 'Z', ' ', '\n', '"', '\\', '{', '}', ':', '#', ',', 'é', '€', '😀', '\u2028', '\t', '\u0001', '…'];
+    const str = (n: number): string => {
+      let s = '';
+      for (let i = 0; i < n; i++) s += alphabet[Math.floor(rnd() * alphabet.length)] ?? 'a';
+      return s;
+    };
+    const len = (): number => (rnd() < 0.3 ? Math.floor(rnd() * 20) : rnd() < 0.7 ? Math.floor(rnd() * 700) : Math.floor(rnd() * 12_000));
+    const reasons: WakeWhen[] = ['timer', 'job.done', 'presence.online', 'scm.changed'];
+    const statuses: JobStatus[] = ['succeeded', 'failed', 'unknown', 'lost'];
+    const desks: DeskState[] = ['ok', 'prepared', 'needs_restore', 'none'];
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)] ?? (xs[0] as T);
+    for (let i = 0; i < 1500; i++) {
+      const when = pick(reasons);
+      const usePayload = rnd() < 0.2;
+      const w = usePayload ? { when, payload: { s: str(len()), n: [1, 2, 3] } } : { when, text: str(len()), jobId: str(1 + Math.floor(rnd() * 200)) };
+      const landings: (LandingRef | undefined)[] = [
+        undefined,
+        { kind: 'none' },
+        { kind: 'deep_link', uri: `file:///${str(len())}` },
+        { kind: 'code_anchor', anchor: { path: `/${str(len())}`, symbol: rnd() < 0.3 ? '' : str(len()), range: { start: { line: 99_998, character: 0 }, end: { line: 99_999, character: 0 } }, excerpt: 'e', excerptHash: 'b'.repeat(64) } },
+      ];
+      const e: PulseEvent = {
+        ...(rnd() < 0.7 ? { job: { status: pick(statuses), exitCode: rnd() < 0.5 ? null : Math.floor(rnd() * 300) - 150 } } : {}),
+        ...(rnd() < 0.7 ? { summary: str(len()) } : {}),
+        ...(rnd() < 0.3 ? { detail: str(len()) } : {}),
+        ...(rnd() < 0.3 ? { also: [pick(reasons)] } : {}),
+        ...((): { landing?: LandingRef } => {
+          const l = pick(landings);
+          return l ? { landing: l } : {};
+        })(),
+        ...(rnd() < 0.8 ? { desk: pick(desks) } : {}),
+      };
+      const maxChars = rnd() < 0.5 ? undefined : 200 + Math.floor(rnd() * 3800);
+      const max = maxChars ?? 600;
+      const pulse = renderPulse(w, e, maxChars === undefined ? {} : { maxChars });
+      assert.ok(pulse.length <= max, `case ${i}: ${pulse.length} > ${max}`);
+      assert.ok(wellFormed(pulse), `case ${i}: split surrogate`);
+      if (max >= 300) {
+        const keys = blockOf(pulse)
+          .split('\n')
+          .map((l) => l.split(':')[0]);
+        const expected = ['life_wake', '  reason'];
+        if (e.also && e.also.some((r) => r !== when)) expected.push('  also');
+        if (e.job || (when === 'job.done' && 'jobId' in w)) expected.push('  job');
+        if (e.summary !== undefined) expected.push('  summary');
+        if (e.detail !== undefined) expected.push('  detail');
+        if (e.landing) expected.push('  landing');
+        if (e.desk) expected.push('  desk');
+        assert.deepEqual(keys, expected, `case ${i}`);
+      }
+    }
+  });
+});
+
+/** No lone surrogate (String.prototype.isWellFormed is ES2024, past this project's lib). */
+function wellFormed(s: string): boolean {
+  return !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s);
+}
+
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** Noise before the summary, as a long run prints it: many lines that recognisers must not take. */
+function noise(chars: number): string {
+  const line = '    ✔ store › reads a row and writes it back (3ms)\n';
+  return line.repeat(Math.ceil(chars / line.length));
+}
+
+/** The tail the job-finish pipeline reads: the last LOG_TAIL_BYTES characters of the log. */
+function tailOf(log: string): string {
+  return log.length <= LOG_TAIL_BYTES ? log : log.slice(log.length - LOG_TAIL_BYTES);
+}
+
+describe('summaryFromLogTail: recognisers on real runner output, from the log tail', () => {
+  const logs: [string, string, string][] = [
+    ['mocha', '\n\n  12 passing (340ms)\n  1 failing\n  2 pending\n\n  1) store\n       writes:\n     AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:\n      at Context.<anonymous> (test/store.test.js:20:12)\n', 'mocha: 12 passing, 1 failing, 2 pending'],
+    ['node:test TAP', 'ok 2 - fireCommandRow\n  ---\n  ...\n1..2\n# tests 20\n# suites 2\n# pass 19\n# fail 1\n# cancelled 0\n# skipped 0\n# todo 0\n# duration_ms 14085.85\n', 'node:test: 1 failed, 19 passed of 20'],
+    ['node:test spec', '✖ writes (3ms)\nℹ tests 5\nℹ suites 1\nℹ pass 4\nℹ fail 1\nℹ cancelled 0\nℹ skipped 0\nℹ todo 0\nℹ duration_ms 140.8\n\n✖ failing tests:\n', 'node:test: 1 failed, 4 passed of 5'],
+    ['jest', ' FAIL  src/a.test.ts\n  ● a › works\n\nTest Suites: 1 failed, 3 passed, 4 total\nTests:       1 failed, 12 passed, 13 total\nSnapshots:   0 total\nTime:        2.345 s\nRan all test suites.\n', 'jest: tests 1 failed, 12 passed, 13 total'],
+    ['vitest', ' ❯ src/a.test.ts (3 tests | 1 failed) 5ms\n\n Test Files  1 failed | 3 passed (4)\n      Tests  1 failed | 12 passed (13)\n   Start at  10:00:00\n   Duration  1.23s (transform 20ms, setup 0ms)\n', 'vitest: tests 1 failed, 12 passed (13 total)'],
+    ['pytest', '=========================== short test summary info ============================\nFAILED test_x.py::test_b - assert 1 == 2\n========================= 1 failed, 12 passed in 0.30s =========================\n', 'pytest: 1 failed, 12 passed in 0.30s'],
+    ['go test', '--- FAIL: TestParse (0.00s)\n    parse_test.go:12: got 1, want 2\nFAIL\nFAIL\texample.com/m/parse\t0.004s\nok  \texample.com/m/store\t0.012s\nok  \texample.com/m/time\t(cached)\nFAIL\n', 'go test: 2 ok, 1 FAIL (example.com/m/parse)'],
+    ['cargo', 'running 3 tests\ntest tests::b ... FAILED\ntest result: FAILED. 2 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n\nerror: test failed, to rerun pass `--lib`\n', 'cargo test: FAILED, 2 passed, 1 failed'],
+    ['tsc', "src/a.ts:3:7 - error TS2322: Type 'string' is not assignable to type 'number'.\n\nFound 3 errors in 2 files.\n\nErrors  Files\n     2  src/a.ts:3\n     1  src/b.ts:9\n", 'tsc: 3 errors in 2 files'],
+    ['eslint', "/home/u/p/src/a.ts\n  3:7  error  'x' is assigned a value but never used  @typescript-eslint/no-unused-vars\n\n✖ 3 problems (2 errors, 1 warning)\n  1 error and 0 warnings potentially fixable with the `--fix` option.\n\n", 'eslint: 3 problems (2 errors, 1 warning)'],
+  ];
+
+  for (const [name, end, expected] of logs) {
+    it(`${name}: short log and after 1 MB of output`, () => {
+      assert.equal(summaryFromLogTail(end), expected);
+      assert.equal(summaryFromLogTail(tailOf(noise(1_000_000) + end)), expected);
+    });
+  }
+
+  it('a tail that starts mid-line drops that partial line', () => {
+    // The log's real last words are "build ok"; the cut fragment "5 passing (3ms)" is not a summary.
+    const tail = '5 passing (3ms)\nbuild ok\n';
+    assert.equal(summaryFromLogTail(tail, { truncated: true }), 'build ok');
+    assert.equal(summaryFromLogTail(tail, { truncated: false }), 'mocha: 5 passing');
+    // A whole log passed by mistake is cut to its tail first.
+    assert.equal(summaryFromLogTail(`  99 passing (1s)\n${noise(200_000)}done in 3s\n`), 'done in 3s');
+    assert.equal(summaryFromLogTail(''), '');
+    assert.ok(summaryFromLogTail('z'.repeat(1000)).length <= 160);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('coalesce', () => {
+  const link = (id: string): LandingRef => ({ kind: 'deep_link', uri: `cdp://evidence/${id}` });
+
+  it('groups a thread’s events within 250 ms: worst job status, its summary, latest landing', () => {
+    const events: WakeTrigger[] = [
+      { reason: 'job.done', at: 1000, threadId: 't', wakeIds: ['w-1'], job: { id: 'lint', status: 'succeeded', exitCode: 0 }, summary: 'eslint: 0 problems', landing: link('a'), desk: 'ok' },
+      { reason: 'job.done', at: 1100, threadId: 't', wakeIds: ['w-2'], job: { id: 'test', status: 'failed', exitCode: 1 }, summary: 'mocha: 3 passing, 1 failing', landing: link('b') },
+      { reason: 'scm.changed', at: 1200, threadId: 't', wakeIds: ['w-3', 'w-2'], detail: 'HEAD a → b', landing: link('c'), desk: 'prepared' },
+    ];
+    const [g, ...rest] = coalesce(events);
+    assert.equal(rest.length, 0);
+    assert.ok(g);
+    assert.equal(g.reason, 'job.done');
+    assert.deepEqual(g.also, ['scm.changed']);
+    assert.deepEqual(g.job, { id: 'test', status: 'failed', exitCode: 1 });
+    assert.equal(g.summary, 'mocha: 3 passing, 1 failing');
+    assert.deepEqual(g.landing, link('c'));
+    assert.equal(g.desk, 'prepared');
+    assert.equal(g.detail, 'HEAD a → b');
+    assert.deepEqual(g.wakeIds, ['w-1', 'w-2', 'w-3']);
+    assert.equal(g.count, 3);
+    assert.equal(g.jobs.length, 2);
+    assert.deepEqual([g.at, g.lastAt], [1000, 1200]);
+    const pulse = renderPulse({ text: 'wake', when: 'job.done', jobId: 'test' }, g);
+    assert.match(pulse, /reason: job\.done\n {2}also: \[scm\.changed\]\n {2}job: \{ id: "test", status: failed, exit_code: 1 \}/);
+  });
+
+  it('ranks failed > lost > unknown > succeeded; later wins a tie', () => {
+    assert.equal(worseStatus('succeeded', 'unknown'), 'unknown');
+    assert.equal(worseStatus('unknown', 'lost'), 'lost');
+    assert.equal(worseStatus('failed', 'lost'), 'failed');
+    const ev = (at: number, status: JobStatus, id: string): WakeTrigger => ({ reason: 'job.done', at, job: { id, status, exitCode: null }, summary: id });
+    assert.equal(coalesce([ev(0, 'unknown', 'a'), ev(10, 'lost', 'b'), ev(20, 'succeeded', 'c')])[0]?.job?.id, 'b');
+    assert.equal(coalesce([ev(0, 'lost', 'a'), ev(10, 'lost', 'b')])[0]?.summary, 'b');
+  });
+
+  it('splits beyond the window, per thread, and never merges timers; input order does not matter', () => {
+    const out = coalesce([
+      { reason: 'presence.online', at: 2000, threadId: 'u' },
+      { reason: 'job.done', at: 0, threadId: 't', job: { id: 'a', status: 'succeeded', exitCode: 0 } },
+      { reason: 'job.done', at: 251, threadId: 't', job: { id: 'b', status: 'failed', exitCode: 2 } },
+      { reason: 'scm.changed', at: 250, threadId: 'u' },
+      { reason: 'scm.changed', at: 100, threadId: 'u' },
+      { reason: 'timer', at: 110, threadId: 'u' },
+      { reason: 'timer', at: 120, threadId: 'u' },
+    ]);
+    assert.deepEqual(
+      out.map((g) => [g.threadId, g.reason, g.at, g.count]),
+      [
+        ['t', 'job.done', 0, 1],
+        ['u', 'scm.changed', 100, 2],
+        ['u', 'timer', 110, 1],
+        ['u', 'timer', 120, 1],
+        ['t', 'job.done', 251, 1],
+        ['u', 'presence.online', 2000, 1],
+      ],
+    );
+    assert.equal(coalesce([{ reason: 'job.done', at: 0 }, { reason: 'job.done', at: 500 }], 1000).length, 1);
+    assert.deepEqual(coalesce([]), []);
+  });
+});
+
+describe('hourly cap and job status', () => {
+  it('canIgnite: at most N per rolling hour; retryAt when the oldest counted leaves', () => {
+    const now = 10 * HOUR;
+    const eleven = Array.from({ length: 11 }, (_, i) => now - 50 * MIN + i * MIN);
+    assert.deepEqual(canIgnite(eleven, now), { ok: true, retryAt: null });
+    const twelve = [...eleven, now - 1000];
+    assert.deepEqual(canIgnite(twelve, now), { ok: false, retryAt: now - 50 * MIN + HOUR });
+    // Ignitions older than an hour do not count; the order of history does not matter.
+    assert.equal(canIgnite([...twelve.slice(1), now - 2 * HOUR, now - HOUR].reverse(), now).ok, true);
+    assert.deepEqual(canIgnite([now - 5 * MIN, now - 10 * MIN], now, 2), { ok: false, retryAt: now - 10 * MIN + HOUR });
+    assert.deepEqual(canIgnite([], now, 0), { ok: true, retryAt: null });
+  });
+
+  it('HourlyCap remembers ignitions and prunes them', () => {
+    const cap = new HourlyCap(3);
+    const t = 5 * HOUR;
+    for (const dt of [0, MIN, 2 * MIN]) cap.record(t + dt);
+    assert.deepEqual(cap.canIgnite(t + 3 * MIN), { ok: false, retryAt: t + HOUR });
+    assert.equal(cap.canIgnite(t + HOUR + 1).ok, true);
+    assert.equal(cap.ignitions.length, 2);
+    cap.setMax(10);
+    assert.equal(cap.canIgnite(t + HOUR + 2).ok, true);
+  });
+
+  it('jobStatus: 0 succeeded, non-zero failed, none unknown, lost wins', () => {
+    assert.equal(jobStatus(0), 'succeeded');
+    for (const c of [1, 2, 127, 137, -1]) assert.equal(jobStatus(c), 'failed');
+    for (const c of [undefined, null, Number.NaN]) assert.equal(jobStatus(c), 'unknown');
+    assert.equal(jobStatus(0, true), 'lost');
+    assert.equal(jobStatus(undefined, true), 'lost');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('WakeStore (temporary directory)', () => {
+  let root = '';
+  let seq = 0;
+  before(() => {
+    root = mkdtempSync(join(tmpdir(), 'lt-wakes-'));
+  });
+  after(() => rmSync(root, { recursive: true, force: true }));
+  const fresh = (): string => join(root, `s${++seq}`);
+  let tokenSeq = 0;
+  const newToken = (): string => `tok-${String(++tokenSeq).padStart(8, '0')}`;
+
+  it('add, list, cancel by token (all holding it), unknown or fired token refused', async () => {
+    const store = new WakeStore({ dir: fresh() });
+    const a = await store.add(wake({ text: 'a', delay_seconds: 60, cancel_token: 'k1' }), { now: NOW });
+    const b = await store.add(wake({ text: 'b', when: 'job.done', job_id: 'build', cancel_token: 'k1' }), { now: NOW, window: 'win-a' });
+    const c = await store.add(wake({ payload: { step: 2 }, when: 'presence.online', thread_id: 't9' }), { now: NOW });
+    assert.match(a.id, /^w-[a-z0-9]{10}$/);
+    assert.deepEqual((await store.list()).map((r) => r.id), [a.id, b.id, c.id]);
+    const onDisk = JSON.parse(readFileSync(join(store.dir, 'wakes.json'), 'utf8')) as { schemaVersion: number; rows: unknown[] };
+    assert.equal(onDisk.schemaVersion, 1);
+    for (const r of onDisk.rows) assert.equal(wakeRowSchema.safeParse(r).success, true);
+    assert.equal(b.window, 'win-a');
+
+    const removed = await store.cancel('k1');
+    assert.deepEqual(removed.map((r) => r.id), [a.id, b.id]);
+    assert.deepEqual((await store.list()).map((r) => r.id), [c.id]);
+    await assert.rejects(store.cancel('k1'), (e: unknown) => e instanceof InputError && e.field === 'cancel_token' && /no wake holds/.test(e.reason));
+    await assert.rejects(store.cancel('nope', 'cancel-token'), (e: unknown) => e instanceof InputError && e.field === 'cancel-token');
+    await assert.rejects(store.cancel('  '), (e: unknown) => e instanceof InputError && e.field === 'cancel_token');
+
+    const d = await store.add(wake({ text: 'd', delay_seconds: 1, cancel_token: 'k2' }), { now: NOW });
+    assert.equal((await store.claimDueTimers(new Date(NOW.getTime() + 1000), holder, newToken)).length, 1);
+    await assert.rejects(store.cancel('k2'), (e: unknown) => e instanceof InputError && e.field === 'cancel_token' && /already has fired/.test(e.reason) && e.reason.includes(d.id));
+    assert.equal((await store.remove(c.id)).id, c.id);
+    await assert.rejects(store.remove(c.id), (e: unknown) => e instanceof InputError && e.field === 'id');
+  });
+
+  it('timers are claimed exactly once across 3 concurrent WakeStore instances', async () => {
+    const dir = fresh();
+    const stores = [0, 1, 2].map(() => new WakeStore({ dir }));
+    const first = stores[0] ?? new WakeStore({ dir });
+    const ids: string[] = [];
+    for (let i = 0; i < 30; i++) ids.push((await first.add(wake({ text: `t${i}`, delay_seconds: 1 + i * 10 }), { now: NOW })).id);
+    assert.equal((await first.nextTimerAt())?.getTime(), NOW.getTime() + 1000);
+    const claimedBy = new Map<string, number>();
+    for (let step = 0; step <= 310; step += 37) {
+      const at = new Date(NOW.getTime() + step * 1000);
+      const results = await Promise.all(stores.map((s, i) => s.claimDueTimers(at, { pid: process.pid, window: `win-${i}` }, newToken)));
+      results.forEach((claims, i) => {
+        for (const c of claims) {
+          assert.equal(claimedBy.has(c.id), false, `${c.id} claimed twice`);
+          claimedBy.set(c.id, i);
+          assert.equal(c.row.status, 'fired');
+          assert.equal(c.row.claim?.token, c.token);
+          assert.ok(Date.parse(c.scheduledFor) <= at.getTime());
+          assert.equal(c.row.fact?.lateMs, c.lateMs);
+        }
+      });
+    }
+    assert.deepEqual([...claimedBy.keys()].sort(), [...ids].sort());
+    assert.equal(await first.nextTimerAt(), null);
+    // Everything on disk is fired, each with the claim of the store that took it.
+    for (const r of await first.list()) {
+      assert.equal(r.status, 'fired');
+      assert.equal(r.claim?.window, `win-${claimedBy.get(r.id) ?? -1}`);
+    }
+  });
+
+  it('claimJob fires each wake of the job once, with the outcome; deliveries record their fact', async () => {
+    const dir = fresh();
+    const s1 = new WakeStore({ dir });
+    const s2 = new WakeStore({ dir });
+    const w1 = await s1.add(wake({ text: 'tests done', when: 'job.done', job_id: 'npm test', thread_id: 't1' }), { now: NOW, window: 'win-a', jobStartedAt: NOW });
+    const w2 = await s1.add(wake({ text: 'also me', when: 'job.done', job_id: 'npm test', thread_id: 't2' }), { now: NOW });
+    const other = await s1.add(wake({ text: 'other', when: 'job.done', job_id: 'lint' }), { now: NOW });
+    const landing: LandingRef = { kind: 'deep_link', uri: 'cdp://evidence/ev1' };
+    const end = new Date(NOW.getTime() + 5 * MIN);
+    const outcome = { jobStatus: jobStatus(1), exitCode: 1, summary: 'mocha: 3 passing, 1 failing', landing, desk: 'prepared' as const };
+    const [a, b] = await Promise.all([
+      s1.claimJob('npm test', outcome, { now: end, holder: { pid: 1, window: 'win-a' }, newToken }),
+      s2.claimJob('npm test', outcome, { now: end, holder: { pid: 2, window: 'win-b' }, newToken }),
+    ]);
+    const all = [...a, ...b];
+    assert.deepEqual(all.map((c) => c.id).sort(), [w1.id, w2.id].sort());
+    assert.ok(a.length === 0 || b.length === 0, 'one transition took both');
+    assert.deepEqual(await s1.claimJob('npm test', outcome, { now: end, holder, newToken }), []);
+    const c = all.find((x) => x.id === w1.id);
+    assert.ok(c);
+    assert.deepEqual(c.row.fact, { jobStatus: 'failed', exitCode: 1, summary: 'mocha: 3 passing, 1 failing' });
+    assert.deepEqual([c.row.landing, c.row.desk, c.row.firedAt, c.row.status], [landing, 'prepared', end.toISOString(), 'fired']);
+    assert.equal((await s1.get(other.id))?.status, 'pending');
+
+    assert.equal((await s2.verifyClaim(c))?.id, w1.id);
+    const pulse = renderPulse(c.row, pulseEventOfRow(c.row));
+    assert.equal(await s2.recordFact(c.id, 'tok-wrong-token', { delivered: true }), false);
+    assert.equal(await s2.recordFact(c.id, c.token, { delivered: true, via: 'life', wakeChars: pulse.length, timeToLocusMs: 850 }), true);
+    const after = await s1.get(w1.id);
+    assert.equal(after?.claim, undefined);
+    assert.deepEqual(after?.fact, { jobStatus: 'failed', exitCode: 1, summary: 'mocha: 3 passing, 1 failing', delivered: true, via: 'life', wakeChars: pulse.length, timeToLocusMs: 850 });
+    assert.equal(await s2.recordFact(c.id, c.token, { delivered: false }), false, 'a token is used once');
+  });
+
+  it('watchJob and markLost: watched jobs of a gone window fire as lost; waiting ones are released', async () => {
+    const store = new WakeStore({ dir: fresh() });
+    const running = await store.add(wake({ text: 'r', when: 'job.done', job_id: 'build' }), { now: NOW, window: 'win-a', jobStartedAt: NOW });
+    const waiting = await store.add(wake({ text: 'w', when: 'job.done', job_id: 'deploy' }), { now: NOW, window: 'win-a' });
+    const elsewhere = await store.add(wake({ text: 'e', when: 'job.done', job_id: 'build2' }), { now: NOW, window: 'win-b', jobStartedAt: NOW });
+    const rowJob = await store.add(wake({ text: 'c', when: 'job.done', job_id: 'c-nightly' }), { now: NOW, window: 'win-a' });
+    const later = await store.add(wake({ text: 'l', when: 'job.done', job_id: 'later' }), { now: NOW });
+    assert.deepEqual(await store.watchJob('later', 'win-a', new Date(NOW.getTime() + MIN)), [later.id]);
+    assert.deepEqual(await store.watchJob('c-nightly', 'win-a', NOW), [rowJob.id]);
+    assert.equal((await store.get(rowJob.id))?.window, undefined, 'a command row is run by any window');
+
+    const gone = new Date(NOW.getTime() + 2 * MIN);
+    const r = await store.markLost('win-a', { now: gone, holder: { pid: 3, window: 'win-c' }, newToken });
+    assert.deepEqual(r.lost.map((c) => c.id).sort(), [running.id, later.id].sort());
+    assert.deepEqual(r.released, [waiting.id]);
+    for (const c of r.lost) {
+      assert.equal(c.row.fact?.jobStatus, 'lost');
+      assert.equal(c.row.fact?.exitCode, null);
+      assert.match(renderPulse(c.row, pulseEventOfRow(c.row)), /job: \{ id: "(build|later)", status: lost, exit_code: null \}/);
+    }
+    const w = await store.get(waiting.id);
+    assert.deepEqual([w?.status, w?.window], ['pending', undefined]);
+    assert.equal((await store.get(elsewhere.id))?.status, 'pending');
+    assert.equal((await store.get(rowJob.id))?.status, 'pending');
+    assert.deepEqual((await store.markLost('win-a', { now: gone, holder, newToken })).lost, [], 'lost once');
+    // The released wake can be watched by another window, and fires on its job's end.
+    await store.watchJob('deploy', 'win-b', gone);
+    assert.equal((await store.claimJob('deploy', { jobStatus: 'succeeded', exitCode: 0 }, { now: gone, holder, newToken })).length, 1);
+  });
+
+  it('presence/scm wakes by kind and thread; paused wakes are triggered and ignite later through the due claim', async () => {
+    const store = new WakeStore({ dir: fresh() });
+    const p1 = await store.add(wake({ text: 'p1', when: 'presence.online', thread_id: 't1' }), { now: NOW });
+    const p2 = await store.add(wake({ text: 'p2', when: 'presence.online', thread_id: 't2' }), { now: NOW });
+    const scm = await store.add(wake({ text: 's', when: 'scm.changed' }), { now: NOW });
+    const job = await store.add(wake({ text: 'j', when: 'job.done', job_id: 'build' }), { now: NOW });
+    assert.equal(await store.nextTimerAt(), null, 'event wakes arm no timer');
+
+    assert.deepEqual((await store.claimKind('presence.online', { now: NOW, holder, newToken }, { threadId: 't1' })).map((c) => c.id), [p1.id]);
+    assert.deepEqual((await store.claimKind('presence.online', { now: NOW, holder, newToken })).map((c) => c.id), [p2.id]);
+
+    // Paused: the job's end is written on the wake, which waits (it is not lost).
+    const due = new Date(NOW.getTime() + 10 * MIN);
+    assert.deepEqual(await store.claimJob('build', { jobStatus: 'failed', exitCode: 2, summary: 'tsc: 3 errors' }, { now: NOW, holder, newToken }, { trigger: { dueAt: due } }), []);
+    assert.deepEqual(await store.claimKind('scm.changed', { now: NOW, holder, newToken }, { trigger: { dueAt: due } }), []);
+    const triggered = await store.get(job.id);
+    assert.deepEqual([triggered?.status, triggered?.triggeredAt, triggered?.nextRunAt, triggered?.fact?.jobStatus], ['pending', NOW.toISOString(), due.toISOString(), 'failed']);
+    assert.deepEqual(await store.claimJob('build', { jobStatus: 'succeeded', exitCode: 0 }, { now: NOW, holder, newToken }), [], 'a triggered wake keeps its first event');
+    assert.equal((await store.nextTimerAt())?.toISOString(), due.toISOString());
+    assert.deepEqual(await store.claimDueTimers(new Date(due.getTime() - 1), holder, newToken), []);
+    // The hourly cap's room: one now, the other at the next pass.
+    const one = await store.claimDueTimers(due, holder, newToken, { max: 1 });
+    const two = await store.claimDueTimers(due, holder, newToken, { max: 1 });
+    assert.deepEqual([...one, ...two].map((c) => c.id).sort(), [job.id, scm.id].sort());
+    const j = [...one, ...two].find((c) => c.id === job.id);
+    assert.equal(j?.scheduledFor, NOW.toISOString(), 'scheduled for the event, late by the pause');
+    assert.equal(j?.lateMs, 10 * MIN);
+    assert.match(renderPulse(j?.row ?? { when: 'timer' }, j ? pulseEventOfRow(j.row) : {}), /job: \{ id: "build", status: failed, exit_code: 2 \}\n {2}summary: "tsc: 3 errors"/);
+    assert.deepEqual(await store.claimDueTimers(due, holder, newToken, { max: 0 }), []);
+  });
+
+  it('stale deliveries are settled as not delivered; late timers may be marked missed; fired wakes are cleaned after a day', async () => {
+    const store = new WakeStore({ dir: fresh() });
+    const a = await store.add(wake({ text: 'a', delay_seconds: 5 }), { now: NOW });
+    const b = await store.add(wake({ text: 'b', delay_seconds: 5 }), { now: NOW });
+    const t = new Date(NOW.getTime() + 5000);
+    const claims = await store.claimDueTimers(t, { pid: 42, window: 'win-x' }, newToken);
+    assert.equal(claims.length, 2);
+    const live = claims.find((c) => c.id === a.id);
+    await store.heartbeat(new Set(live ? [live.token] : []), new Date(t.getTime() + 100_000));
+    const settled = await store.settleStale(new Date(t.getTime() + 130_000));
+    assert.deepEqual(settled, [b.id]);
+    const rb = await store.get(b.id);
+    assert.deepEqual([rb?.claim, rb?.fact?.delivered, rb?.status], [undefined, false, 'fired']);
+    // This holder restarted: its claims it does not deliver any more are settled at once.
+    assert.deepEqual(await store.settleStale(t, { holder: { pid: 42, window: 'win-x' }, ownLiveTokens: new Set() }), [a.id]);
+
+    const c = await store.add(wake({ text: 'c', delay_seconds: 5 }), { now: NOW });
+    const late = new Date(NOW.getTime() + 2 * HOUR);
+    assert.deepEqual(await store.claimDueTimers(late, holder, newToken, { maxLatenessMs: HOUR }), []);
+    assert.equal((await store.get(c.id))?.status, 'missed');
+
+    await store.claimDueTimers(new Date(late.getTime() + DAY + 1), holder, newToken);
+    assert.deepEqual(await store.list(), []);
+  });
+
+  it('claimDueRows is pure and takes earliest first', () => {
+    const rows = [30, 10, 20].map((s, i) => newWakeRow(wake({ text: `t${i}`, delay_seconds: s }), { id: `w-p${i}`, now: NOW }));
+    const r = claimDueRows(rows, { now: new Date(NOW.getTime() + 60_000), holder, newToken }, { max: 2 });
+    assert.deepEqual(r.claimed.map((c) => c.id), ['w-p1', 'w-p2']);
+    assert.equal(rows[0]?.status, 'pending', 'input untouched');
+  });
+
+  it('a 100 MB log: only its tail is read, the summary found, the pulse ≤ 600', async () => {
+    const file = join(root, 'big.log');
+    const fd = openSync(file, 'w');
+    const chunk = Buffer.from(noise(1 << 20).slice(0, 1 << 20));
+    let written = 0;
+    try {
+      while (written < 100 * 1024 * 1024) written += writeSync(fd, chunk);
+      writeSync(fd, '\n  4211 passing (2m)\n  3 failing\n\n  1) store › writes:\n     Error: EACCES\n');
+    } finally {
+      closeSync(fd);
+    }
+    const tail = await readLogTail(file);
+    assert.equal(tail.truncated, true);
+    assert.ok(tail.size > 100 * 1024 * 1024);
+    assert.ok(tail.text.length <= LOG_TAIL_BYTES);
+    const summary = summaryFromLogTail(tail.text, { truncated: tail.truncated });
+    assert.equal(summary, 'mocha: 4211 passing, 3 failing');
+    const pulse = renderPulse(
+      { text: 'The full suite finished. '.repeat(400), when: 'job.done', jobId: 'npm test' },
+      { job: { status: jobStatus(1), exitCode: 1 }, summary, landing: { kind: 'deep_link', uri: `file://${file}` }, desk: 'none' },
+    );
+    assert.ok(pulse.length <= 600, `${pulse.length}`);
+    assert.match(pulse, /summary: "mocha: 4211 passing, 3 failing"/);
+    rmSync(file);
+    // A short file is read whole; a tail starting inside a UTF-8 sequence skips the partial character.
+    const small = join(root, 'small.log');
+    const fd2 = openSync(small, 'w');
+    writeSync(fd2, 'é'.repeat(10));
+    closeSync(fd2);
+    assert.deepEqual(await readLogTail(small), { text: 'é'.repeat(10), truncated: false, size: 20 });
+    assert.deepEqual(await readLogTail(small, 5), { text: 'éé', truncated: true, size: 20 });
+  });
+});
