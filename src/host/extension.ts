@@ -20,6 +20,8 @@ import { Lander } from './landing';
 import { registerLanding } from './landingFeature';
 import { HostDesk } from './desk';
 import { Continuity } from './continuity';
+import { WakeFeature } from './wakeFeature';
+import { registerWakeSurfaces } from './wakeCommands';
 import { CommandJobs } from './jobs';
 import { ScheduleStore } from '../node/schedule';
 
@@ -39,6 +41,7 @@ export interface LifeThreadApi {
   readonly lander: Lander;
   readonly desk: HostDesk;
   readonly continuity: Continuity;
+  readonly wakes: WakeFeature;
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<LifeThreadApi> {
@@ -119,12 +122,22 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
   await afterTurn.settleAtStart();
   context.subscriptions.push(afterTurn, vscode.lm.registerTool('lifethread_afterTurn', afterTurn.tool()));
   const chat = new LifeChat(context);
-  chat.hooks = { begin: () => afterTurn.beginTurn(), end: () => afterTurn.endTurn() };
+  const hookRef: { wakes?: WakeFeature } = {};
+  chat.hooks = {
+    begin: () => {
+      afterTurn.beginTurn();
+      hookRef.wakes?.turnStarted();
+    },
+    end: () => {
+      afterTurn.endTurn();
+      hookRef.wakes?.turnEnded();
+    },
+  };
   const continuity = new Continuity(context, model, panel, log);
   continuity.register();
   late.continuity = continuity;
   chat.recorder = { topic: () => continuity.currentTopic(), record: (t, id, role, text) => continuity.record(t, id, role, text), mint: () => Continuity.mint() };
-  registerLifeAgent(chat, { afterTurn, doctor, reminders: reminderTurns, continuity });
+  registerLifeAgent(chat, { afterTurn, doctor, reminders: reminderTurns, continuity, pendingPulses: () => hookRef.wakes?.pendingForNextTurn.splice(0) ?? [] });
 
   await schedule.start();
 
@@ -135,9 +148,19 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
   registerLanding(context, lander);
   doctor.addSection('Desk (CDP browser)', () => desk.doctorSection());
 
+  const wakes = new WakeFeature(context, storeDir, model, lander, desk, schedule, continuity, log);
+  hookRef.wakes = wakes;
+  context.subscriptions.push(
+    wakes,
+    jobs.onDidEndJob((e) => wakes.triggers.commandEnded({ source: 'command', jobId: e.id, exitCode: e.exitCode ?? undefined, endedAt: e.endedAt, logPath: e.logPath })),
+  );
+  registerWakeSurfaces(context, wakes);
+  doctor.addSection('Wakes', () => wakes.doctorSection());
+  await wakes.start();
+
   const activationMs = performance.now() - t0;
   log.info(`activated in ${activationMs.toFixed(1)} ms; store ${storeDir}`);
-  return { activatedAt: Date.now(), activationMs, storeDir, model, doctor, panel, schedule, jobs, reminderTurns, afterTurn, lander, desk, continuity };
+  return { activatedAt: Date.now(), activationMs, storeDir, model, doctor, panel, schedule, jobs, reminderTurns, afterTurn, lander, desk, continuity, wakes };
 }
 
 /** "Open in Chat" for a delivered reminder: a new @life chat shows it; without a model, a read-only document. */

@@ -33,10 +33,19 @@ function toolsFor(request: vscode.ChatRequest, only?: string[]): TurnTool[] {
 }
 
 /** `@life`: a tool-loop agent on `request.model`, plus the slash commands that need no model of their own. */
-export function registerLifeAgent(chat: LifeChat, deps: { afterTurn: AfterTurn; doctor: Doctor; reminders: ReminderTurns; continuity: Continuity }): void {
+export function registerLifeAgent(chat: LifeChat, deps: { afterTurn: AfterTurn; doctor: Doctor; reminders: ReminderTurns; continuity: Continuity; pendingPulses: () => string[] }): void {
   const run = async (request: vscode.ChatRequest, context: vscode.ChatContext, stream: vscode.ChatResponseStream, token: vscode.CancellationToken, instruction: string, only?: string[]) => {
     const outcome = await deps.afterTurn.lastOutcome();
-    const preface = [AGENT_PREAMBLE, `The owner's time zone is ${ownerZone()}; now is ${new Date().toISOString()}.`, outcome ? `Last after-turn request: ${outcome}.` : '', instruction].filter(Boolean).join('\n');
+    const pulses = deps.pendingPulses();
+    const preface = [
+      AGENT_PREAMBLE,
+      `The owner's time zone is ${ownerZone()}; now is ${new Date().toISOString()}.`,
+      outcome ? `Last after-turn request: ${outcome}.` : '',
+      pulses.length ? `Wakes that arrived while no turn could start (handle them first):\n${pulses.join('\n\n')}` : '',
+      instruction,
+    ]
+      .filter(Boolean)
+      .join('\n');
     const messages = [vscode.LanguageModelChatMessage.User(preface), ...historyMessages(context), vscode.LanguageModelChatMessage.User(request.prompt)];
     await offerPartitionUnderPressure(request, messages, stream, token, deps.continuity);
     const turn = await runAgentTurn({
@@ -78,6 +87,9 @@ export function registerLifeAgent(chat: LifeChat, deps: { afterTurn: AfterTurn; 
     stream.markdown(await deps.continuity.resumeText(topic));
     return { metadata: { command: 'resume', topic } };
   });
+  chat.on('wake', (request, context, stream, token) =>
+    run(request, context, stream, token, 'The user wants to be woken later: use lifethread_sendToLifeThread (when: timer with delay_seconds or at in words; job.done with job_id; presence.online; scm.changed). Pass their words for `at`; never compute timestamps.', ['lifethread_sendToLifeThread']),
+  );
   chat.on('doctor', async (_request, _context, stream) => {
     stream.markdown(await deps.doctor.report());
     return { metadata: { command: 'doctor' } };

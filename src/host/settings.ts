@@ -10,3 +10,9 @@ export function configuredZone(): string {
   const tz = setting('timeZone', '').trim();
   return tz || Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 }
+
+/**
+ * This window's identity for claims and watched jobs. `env.sessionId` is not unique under code-server
+ * (every window reports the same placeholder), so each activation makes its own.
+ */
+export const WINDOW_ID = `${process.pid.toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
