@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import { readFile, writeFile, rename, mkdir } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
+import { writeFileAtomic } from '../node/atomicFile';
 import { join } from 'node:path';
 import { afterTurnStateSchema, describeRequest, failRequest, requestAfterTurn, settleOnStart, startRequest, afterTurnActions, type AfterTurnAction, type AfterTurnState } from '../core/afterTurn';
 import { InputError } from '../core/errors';
@@ -41,10 +42,7 @@ export class AfterTurn implements vscode.Disposable {
   }
 
   private async write(state: AfterTurnState): Promise<void> {
-    await mkdir(this.storeDir, { recursive: true });
-    const tmp = `${this.file}.${process.pid}.tmp`;
-    await writeFile(tmp, JSON.stringify(state, null, 2));
-    await rename(tmp, this.file);
+    await writeFileAtomic(this.file, JSON.stringify(state, null, 2));
   }
 
   /** At activation: settle a request the previous host was running (the reload it asked for happened). */

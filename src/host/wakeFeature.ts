@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import { readFile, writeFile, mkdir } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
+import { writeFileAtomic } from '../node/atomicFile';
 import { join } from 'node:path';
 import { InputError } from '../core/errors';
 import { fileLink, wakeQuerySchema, parseQuery, type LandingRef } from '../core/landing';
@@ -316,10 +317,7 @@ export class WakeFeature implements vscode.Disposable {
     }
     all[this.window] = { pid: process.pid, at: Date.now() };
     for (const [k, v] of Object.entries(all)) if (Date.now() - v.at > 24 * 3600_000) delete all[k];
-    await mkdir(this.storeDir, { recursive: true });
-    await writeFile(`${file}.${process.pid}.tmp`, JSON.stringify(all));
-    const { rename } = await import('node:fs/promises');
-    await rename(`${file}.${process.pid}.tmp`, file);
+    await writeFileAtomic(file, JSON.stringify(all));
   }
 
   /** Jobs watched by a window that closed or reloaded before they ended wake as lost. */

@@ -4,12 +4,12 @@
  * recovery note. The state is a small JSON file beside the tables; a missing or unreadable file
  * starts fresh (the worst case is one alert too many), and nothing here throws.
  */
+import { writeFileAtomic } from './atomicFile';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { redact } from '../core/redact';
 import type { CommandRow, Fact } from '../core/schema';
 import { summarize } from '../core/summary';
-import { randomBase36 } from './ids';
 
 export const ALERT_FILE = 'alerts.json';
 export const ALERT_INTERVAL_MS = 7 * 24 * 3600_000;
@@ -170,15 +170,7 @@ export class AlertThrottle {
   }
 
   private async write(state: AlertState): Promise<void> {
-    await fsp.mkdir(path.dirname(this.file), { recursive: true });
-    const tmp = `${this.file}.${process.pid}.${randomBase36(8)}.tmp`;
-    try {
-      await fsp.writeFile(tmp, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
-      await fsp.rename(tmp, this.file);
-    } catch (e) {
-      await fsp.unlink(tmp).catch(() => undefined);
-      throw e;
-    }
+    await writeFileAtomic(this.file, `${JSON.stringify(state, null, 2)}\n`);
   }
 }
 

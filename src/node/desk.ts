@@ -10,6 +10,7 @@
  * of a newer schemaVersion is never rewritten. Writes are atomic (temp file, fsync, rename); the last
  * writer wins between windows, which is fine for this file.
  */
+import { writeFileAtomic } from './atomicFile';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { promises as fsp } from 'node:fs';
@@ -26,7 +27,6 @@ import {
   type CdpTarget,
   type CdpTransport,
 } from './cdpTransport';
-import { randomBase36 } from './ids';
 
 export const DESK_FILE = 'desk.json';
 export const DESK_SCHEMA_VERSION = 1;
@@ -425,23 +425,7 @@ export class DeskStateStore {
 }
 
 /** Temp file in the same directory, write, fsync, rename over `target`. */
-export async function writeFileAtomic(target: string, data: string | Uint8Array): Promise<void> {
-  const tmp = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${randomBase36(8)}.tmp`);
-  let handle: fs.promises.FileHandle | undefined;
-  try {
-    handle = await fsp.open(tmp, 'wx', 0o600);
-    await handle.writeFile(data);
-    await handle.sync();
-    const h = handle;
-    handle = undefined;
-    await h.close();
-    await fsp.rename(tmp, target);
-  } catch (e) {
-    if (handle) await handle.close().catch(() => undefined);
-    await fsp.unlink(tmp).catch(() => undefined);
-    throw new Error(`could not write ${target}: ${errText(e)}; it is unchanged`, { cause: e });
-  }
-}
+export { writeFileAtomic };
 
 function isCode(e: unknown, code: string): boolean {
   return typeof e === 'object' && e !== null && 'code' in e && e.code === code;

@@ -4,6 +4,7 @@
  * from the claim, and the capped, redacted log kept at `<store>/logs/<id>.log` — written only while
  * the row still exists, so a late result for a removed row leaves nothing behind.
  */
+import { writeFileAtomic } from './atomicFile';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import type { ClaimedRun } from '../core/dispatch';
@@ -11,7 +12,6 @@ import { capText, LOG_MAX_CHARS } from '../core/logcap';
 import { redact } from '../core/redact';
 import type { CommandRow, Fact } from '../core/schema';
 import { forgetAlerts } from './alerts';
-import { randomBase36 } from './ids';
 import { runJob, type JobResult } from './runner';
 import type { ScheduleStore } from './schedule';
 
@@ -132,17 +132,7 @@ export async function writeLogIfRowExists(store: ScheduleStore, id: string, toke
 
 /** Temp file in logs/, then rename over the log: a reader sees the old log or the new one, never half. */
 export async function writeLogFile(storeDir: string, id: string, log: string): Promise<void> {
-  const target = logPath(storeDir, id);
-  const dir = path.dirname(target);
-  await fsp.mkdir(dir, { recursive: true });
-  const tmp = path.join(dir, `.${id}.log.${process.pid}.${randomBase36(8)}.tmp`);
-  try {
-    await fsp.writeFile(tmp, log, { encoding: 'utf8', mode: 0o600, flag: 'wx' });
-    await fsp.rename(tmp, target);
-  } catch (e) {
-    await fsp.unlink(tmp).catch(() => undefined);
-    throw e;
-  }
+  await writeFileAtomic(logPath(storeDir, id), log);
 }
 
 /** The last run's log, or null when there is none (never run, removed, or not a command id). */

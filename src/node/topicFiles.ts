@@ -12,9 +12,9 @@
  * Every file but the live transcript is written atomically (temp file in the same directory, fsync,
  * rename). Texts are redacted on their way in (appendMessage) and again in the export.
  */
+import { writeFileAtomic } from './atomicFile';
 import { promises as fsp } from 'node:fs';
-import { randomBytes } from 'node:crypto';
-import { basename, dirname, isAbsolute, join, normalize, sep } from 'node:path';
+import { isAbsolute, join, normalize, sep } from 'node:path';
 import {
   DECISIONS_FILE,
   DECISIONS_JSON,
@@ -83,29 +83,8 @@ function isMissing(e: unknown): boolean {
   return typeof e === 'object' && e !== null && (e as { code?: unknown }).code === 'ENOENT';
 }
 
-function errText(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}
 
-/** Temp file in the same directory, write, fsync, rename over target. */
-export async function writeFileAtomic(target: string, data: string): Promise<void> {
-  await fsp.mkdir(dirname(target), { recursive: true });
-  const tmp = join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-  let handle: Awaited<ReturnType<typeof fsp.open>> | undefined;
-  try {
-    handle = await fsp.open(tmp, 'wx');
-    await handle.writeFile(data, 'utf8');
-    await handle.sync();
-    const h = handle;
-    handle = undefined;
-    await h.close();
-    await fsp.rename(tmp, target);
-  } catch (e) {
-    if (handle) await handle.close().catch(() => undefined);
-    await fsp.unlink(tmp).catch(() => undefined);
-    throw new Error(`could not write ${target}: ${errText(e)}; it is unchanged`, { cause: e });
-  }
-}
+export { writeFileAtomic };
 
 async function readText(file: string): Promise<string | null> {
   try {
