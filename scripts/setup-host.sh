@@ -33,12 +33,12 @@ if [[ ! -f "$cs_pkg" ]] || [[ $(node -p "require('$cs_pkg').version") != "$CODE_
   (
     cd "$tools/code-server"
     echo '{"private":true}' > package.json
-    # A clean environment: under `npm test` the outer npm's variables (npm_config_user_agent names
-    # Node 20) reach the nested install, and code-server's postinstall refuses anything but Node 24.
-    npm_bin=$(command -v npm)
-    env -i HOME="$HOME" PATH="$node24_dir/bin:$(dirname "$npm_bin"):/usr/local/bin:/usr/bin:/bin" \
-      npm_config_nodedir="$node24_dir" ${http_proxy:+http_proxy="$http_proxy"} ${https_proxy:+https_proxy="$https_proxy"} \
-      "$node24_dir/bin/node" "$(readlink -f "$npm_bin")" install --no-save --no-audit --no-fund --foreground-scripts "code-server@$CODE_SERVER_VERSION" > install.log 2>&1 \
+    # Without the outer npm's variables: under `npm test` they reach the nested install (the user
+    # agent names Node 20) and code-server's postinstall refuses anything but Node 24.
+    unset_npm=()
+    for v in $(compgen -e); do [[ ${v,,} == npm_* ]] && unset_npm+=(-u "$v"); done
+    env "${unset_npm[@]}" PATH="$node24_dir/bin:$PATH" npm_config_nodedir="$node24_dir" \
+      npm install --no-save --no-audit --no-fund --foreground-scripts "code-server@$CODE_SERVER_VERSION" > install.log 2>&1 \
       || { tail -40 install.log; exit 1; }
   )
   touch "$tools/code-server/.complete"
