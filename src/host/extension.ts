@@ -1,5 +1,6 @@
 // Composition root: activate() only wires features together; each feature registers itself.
 import * as vscode from 'vscode';
+import { mkdir } from 'node:fs/promises';
 import { COMMANDS } from '../shared/commands';
 import type { WebviewRequest } from '../shared/protocol';
 import { ViewModel } from './viewModel';
@@ -42,14 +43,17 @@ export interface LifeThreadApi {
   readonly desk: HostDesk;
   readonly continuity: Continuity;
   readonly wakes: WakeFeature;
+  /** Resolves when the dispatcher, the terminals' environment and the wake sources are running. */
+  readonly ready: Promise<void>;
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<LifeThreadApi> {
   const t0 = (globalThis as { __lifeThreadLoadStart?: number }).__lifeThreadLoadStart ?? performance.now();
   const log = vscode.window.createOutputChannel('Life Thread', { log: true });
   context.subscriptions.push(log);
-  await vscode.workspace.fs.createDirectory(context.globalStorageUri);
   const storeDir = context.globalStorageUri.fsPath;
+  // The store is local to the extension host: node's mkdir, not a round trip through the workbench.
+  await mkdir(storeDir, { recursive: true });
 
   const model = new ViewModel(ownerZone(log));
   context.subscriptions.push(model);
@@ -119,7 +123,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
   const provider = registerOpenAiProvider(context);
   doctor.addSection('Language models', () => modelsSection(provider));
   const afterTurn = new AfterTurn(storeDir, log);
-  await afterTurn.settleAtStart();
+  const settled = afterTurn.settleAtStart();
   context.subscriptions.push(afterTurn, vscode.lm.registerTool('lifethread_afterTurn', afterTurn.tool()));
   const chat = new LifeChat(context);
   const hookRef: { wakes?: WakeFeature } = {};
@@ -139,7 +143,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
   chat.recorder = { topic: () => continuity.currentTopic(), record: (t, id, role, text) => continuity.record(t, id, role, text), mint: () => Continuity.mint() };
   registerLifeAgent(chat, { afterTurn, doctor, reminders: reminderTurns, continuity, pendingPulses: () => hookRef.wakes?.pendingForNextTurn.splice(0) ?? [] });
 
-  await schedule.start();
 
   const desk = new HostDesk(context, storeDir, log);
   const lander = new Lander(context, log, model, panel, desk);
@@ -156,11 +159,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
   );
   registerWakeSurfaces(context, wakes);
   doctor.addSection('Wakes', () => wakes.doctorSection());
-  await wakes.start();
+  // Registration is done; the first pass, the terminals' environment and the wake sources start after
+  // activate() returns, so the host is not held up. `ready` resolves when they run.
+  const ready = Promise.all([settled, schedule.start(), wakes.start()]).then(() => undefined);
+  ready.catch((err: unknown) => log.error(`start: ${String(err)}`));
 
   const activationMs = performance.now() - t0;
   log.info(`activated in ${activationMs.toFixed(1)} ms; store ${storeDir}`);
-  return { activatedAt: Date.now(), activationMs, storeDir, model, doctor, panel, schedule, jobs, reminderTurns, afterTurn, lander, desk, continuity, wakes };
+  return { activatedAt: Date.now(), activationMs, storeDir, model, doctor, panel, schedule, jobs, reminderTurns, afterTurn, lander, desk, continuity, wakes, ready };
 }
 
 /** "Open in Chat" for a delivered reminder: a new @life chat shows it; without a model, a read-only document. */

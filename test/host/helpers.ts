@@ -8,7 +8,9 @@ import { RUNNER_MARKER, phaseInfoSchema, type PhaseInfo, type RunnerRequest } fr
 export async function lifeThread(): Promise<LifeThreadApi> {
   const ext = vscode.extensions.getExtension<LifeThreadApi>(EXTENSION_ID);
   if (!ext) throw new Error(`extension ${EXTENSION_ID} is not installed in this host`);
-  return ext.activate();
+  const api = await ext.activate();
+  await api.ready;
+  return api;
 }
 
 export function phaseInfo(): PhaseInfo | undefined {

@@ -4,65 +4,23 @@
  * all outputs and keeps its fact; no edit is lost.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { commandRowSchema, reminderRowSchema, type CommandRow, type Fact, type ReminderRow } from '../../src/core/schema';
+import { runCli, tempStores, writeTable, type CliResult } from './helpers/cliHarness';
 
-function repoRoot(): string {
-  for (let d = __dirname; d !== path.dirname(d); d = path.dirname(d)) {
-    if (fs.existsSync(path.join(d, 'package.json')) && fs.existsSync(path.join(d, 'src/cli/main.ts'))) return d;
-  }
-  throw new Error(`no repository root above ${__dirname}`);
-}
-
-const CLI = path.join(repoRoot(), 'dist/cli.js');
 const T = '2026-10-03T12:00:00.000Z';
 const at = (offsetMs: number): string => new Date(Date.parse(T) + offsetMs).toISOString();
 const SEC = 1000;
 const HOUR = 3600 * SEC;
 
-let root = '';
-let seq = 0;
+const stores = tempStores('lt-cli-mp-');
+const freshStore = stores.freshStore;
+type Result = CliResult;
 
-before(() => {
-  assert.ok(fs.existsSync(CLI), `${CLI} is missing: run node scripts/build.mjs first`);
-  root = fs.mkdtempSync(path.join(os.tmpdir(), 'lt-cli-mp-'));
-});
-
-after(() => {
-  fs.rmSync(root, { recursive: true, force: true });
-});
-
-function freshStore(): string {
-  const d = path.join(root, `s${++seq}`);
-  fs.mkdirSync(d);
-  return d;
-}
-
-interface Result {
-  args: string[];
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(args: string[]): Promise<Result> {
-  const env: NodeJS.ProcessEnv = { ...process.env, TZ: 'UTC' };
-  for (const k of Object.keys(env)) if (k.startsWith('LIFE_THREAD_')) delete env[k];
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8');
-    child.stderr.setEncoding('utf8');
-    child.stdout.on('data', (c: string) => (stdout += c));
-    child.stderr.on('data', (c: string) => (stderr += c));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ args, code, stdout, stderr }));
-  });
+function cli(args: string[]): Promise<CliResult> {
+  return runCli(args, { cwd: stores.root() });
 }
 
 async function jsonOk(args: string[]): Promise<unknown> {
@@ -80,10 +38,6 @@ function reminder(id: string, due: string): ReminderRow {
 
 function command(id: string, cmd: string, due: string, cwd: string): CommandRow {
   return { id, command: cmd, cwd, timeoutMinutes: 1, schedule: { kind: 'once', at: due }, tz: 'UTC', status: 'pending', nextRunAt: due, createdAt: at(-HOUR) };
-}
-
-function writeTable(dir: string, name: string, rows: unknown[]): void {
-  fs.writeFileSync(path.join(dir, `${name}.json`), `${JSON.stringify({ schemaVersion: 1, rows }, null, 2)}\n`);
 }
 
 interface Entry {
@@ -114,7 +68,7 @@ function readRows<R>(dir: string, name: string, parse: (v: unknown) => R): R[] {
 describe('life-thread CLI across processes', () => {
   it('5 concurrent dispatch --once on 300 reminders + 50 commands, with adds, run-nows and removes racing: each row fires once, nothing lost', async (t) => {
     const dir = freshStore();
-    const work = fs.mkdtempSync(path.join(root, 'work-'));
+    const work = fs.mkdtempSync(path.join(stores.root(), 'work-'));
     // Due times spread over the 150 s before T; the dispatchers' clocks differ by less than the 120 s heartbeat limit.
     const dueR = Array.from({ length: 300 }, (_, i) => reminder(`r-due${String(i).padStart(3, '0')}`, at(-150 * SEC + i * 500)));
     const dueC = Array.from({ length: 50 }, (_, i) => command(`c-due${String(i).padStart(2, '0')}`, i % 2 === 0 ? 'true' : 'exit 3', at(-150 * SEC + i * 3 * SEC), work));
@@ -216,7 +170,7 @@ describe('life-thread CLI across processes', () => {
 
   it('4 concurrent dispatch --once on the real clock: 40 reminders and 10 commands due a minute ago fire once each', async (t) => {
     const dir = freshStore();
-    const work = fs.mkdtempSync(path.join(root, 'work-'));
+    const work = fs.mkdtempSync(path.join(stores.root(), 'work-'));
     const due = new Date(Date.now() - 60 * SEC).toISOString();
     const rs = Array.from({ length: 40 }, (_, i) => reminder(`r-now${i}`, due));
     const cs = Array.from({ length: 10 }, (_, i) => command(`c-now${i}`, `echo ${i}`, due, work));

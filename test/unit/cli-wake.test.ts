@@ -5,60 +5,20 @@
  * `on`, `job-id`, `text`, `cancel-token`), `dispatch --once` never firing a wake, and doctor's count.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { wakeRowSchema, type WakeRow } from '../../src/core/wake';
+import { pool, runCli, tempStores, type CliResult } from './helpers/cliHarness';
 
-function repoRoot(): string {
-  for (let d = __dirname; d !== path.dirname(d); d = path.dirname(d)) {
-    if (fs.existsSync(path.join(d, 'package.json')) && fs.existsSync(path.join(d, 'src/cli/main.ts'))) return d;
-  }
-  throw new Error(`no repository root above ${__dirname}`);
-}
-
-const CLI = path.join(repoRoot(), 'dist/cli.js');
 const NOW = '2026-10-03T07:00:00.000Z'; // Saturday, 09:00 in Europe/Berlin
 const at = (plusMs: number): string => new Date(Date.parse(NOW) + plusMs).toISOString();
 
-let root = '';
-let seq = 0;
+const stores = tempStores('lt-cli-wake-');
+const freshStore = stores.freshStore;
 
-before(() => {
-  assert.ok(fs.existsSync(CLI), `${CLI} is missing: run node scripts/build.mjs first`);
-  root = fs.mkdtempSync(path.join(os.tmpdir(), 'lt-cli-wake-'));
-});
-
-after(() => fs.rmSync(root, { recursive: true, force: true }));
-
-function freshStore(): string {
-  const d = path.join(root, `s${++seq}`);
-  fs.mkdirSync(d);
-  return d;
-}
-
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(args: string[], env: Record<string, string> = {}): Promise<Result> {
-  const base: NodeJS.ProcessEnv = { ...process.env, TZ: 'UTC' };
-  for (const k of Object.keys(base)) if (k.startsWith('LIFE_THREAD_')) delete base[k];
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: root, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8');
-    child.stderr.setEncoding('utf8');
-    child.stdout.on('data', (c: string) => (stdout += c));
-    child.stderr.on('data', (c: string) => (stderr += c));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return runCli(args, { cwd: stores.root(), env });
 }
 
 async function json(args: string[], env: Record<string, string> = {}): Promise<unknown> {
@@ -88,21 +48,6 @@ function asWake(v: unknown): WakeRow {
 function asWakes(v: unknown): WakeRow[] {
   assert.ok(Array.isArray(v), `expected an array, got ${JSON.stringify(v)}`);
   return v.map(asWake);
-}
-
-async function pool<T>(tasks: (() => Promise<T>)[], width = 2): Promise<T[]> {
-  const out: T[] = new Array<T>(tasks.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < tasks.length) {
-        const i = next++;
-        const task = tasks[i];
-        if (task) out[i] = await task();
-      }
-    }),
-  );
-  return out;
 }
 
 describe('life-thread wake', { concurrency: 2 }, () => {

@@ -7,81 +7,23 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import lockfile from 'proper-lockfile';
 import { commandRowSchema, reminderRowSchema, type CommandRow, type ReminderRow } from '../../src/core/schema';
+import { CLI, REPO, baseEnv, pool, runCli, tempStores, writeTable, type CliResult, type RunOpts } from './helpers/cliHarness';
 
-function repoRoot(): string {
-  for (let d = __dirname; d !== path.dirname(d); d = path.dirname(d)) {
-    if (fs.existsSync(path.join(d, 'package.json')) && fs.existsSync(path.join(d, 'src/cli/main.ts'))) return d;
-  }
-  throw new Error(`no repository root above ${__dirname}`);
-}
-
-const REPO = repoRoot();
-const CLI = path.join(REPO, 'dist/cli.js');
 const VERSION = (JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
 const NOW = '2026-10-03T04:46:00.000Z';
 const ms = (iso: string, plusMs: number): string => new Date(Date.parse(iso) + plusMs).toISOString();
 const MIN = 60_000;
 const HOUR = 60 * MIN;
 
-let root = '';
-let seq = 0;
+const stores = tempStores('lt-cli-');
+const freshStore = stores.freshStore;
 
-before(() => {
-  assert.ok(fs.existsSync(CLI), `${CLI} is missing: run node scripts/build.mjs first`);
-  root = fs.mkdtempSync(path.join(os.tmpdir(), 'lt-cli-'));
-});
-
-after(() => {
-  fs.rmSync(root, { recursive: true, force: true });
-});
-
-function freshStore(): string {
-  const d = path.join(root, `s${++seq}`);
-  fs.mkdirSync(d);
-  return d;
-}
-
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-}
-
-interface RunOpts {
-  env?: Record<string, string | undefined>;
-  cwd?: string;
-}
-
-/** The environment of a terminal with no Life Thread variables and a UTC machine zone. */
-function baseEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, TZ: 'UTC' };
-  for (const k of Object.keys(env)) if (k.startsWith('LIFE_THREAD_')) delete env[k];
-  for (const [k, v] of Object.entries(extra)) {
-    if (v === undefined) delete env[k];
-    else env[k] = v;
-  }
-  return env;
-}
-
-function cli(args: string[], opts: RunOpts = {}): Promise<Result> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: opts.cwd ?? root, env: baseEnv(opts.env), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8');
-    child.stderr.setEncoding('utf8');
-    child.stdout.on('data', (c: string) => (stdout += c));
-    child.stderr.on('data', (c: string) => (stderr += c));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr, ms: Date.now() - started }));
-  });
+function cli(args: string[], opts: RunOpts = {}): Promise<CliResult> {
+  return runCli(args, { ...opts, cwd: opts.cwd ?? stores.root() });
 }
 
 /** Runs with --json, expects exit 0, an empty stderr and stdout that is one JSON value. */
@@ -125,26 +67,6 @@ function asCommand(v: unknown): CommandRow {
 function asArray(v: unknown): unknown[] {
   assert.ok(Array.isArray(v), `expected an array, got ${JSON.stringify(v)}`);
   return v;
-}
-
-function writeTable(dir: string, name: string, rows: unknown[], schemaVersion = 1): void {
-  fs.writeFileSync(path.join(dir, `${name}.json`), `${JSON.stringify({ schemaVersion, rows }, null, 2)}\n`);
-}
-
-/** Runs tasks a few at a time: the machine has 2 cores and other suites may run beside this one. */
-async function pool<T>(tasks: (() => Promise<T>)[], width = 3): Promise<T[]> {
-  const out: T[] = new Array<T>(tasks.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < tasks.length) {
-        const i = next++;
-        const task = tasks[i];
-        if (task) out[i] = await task();
-      }
-    }),
-  );
-  return out;
 }
 
 describe('life-thread CLI', { concurrency: 2 }, () => {
@@ -213,7 +135,7 @@ describe('life-thread CLI', { concurrency: 2 }, () => {
 
   it('schedule add-command records the cwd and the timeout; lists are split by kind and name the zone', async () => {
     const dir = freshStore();
-    const work = fs.mkdtempSync(path.join(root, 'work-'));
+    const work = fs.mkdtempSync(path.join(stores.root(), 'work-'));
     const c = asCommand(await json(['schedule', 'add-command', '--store', dir, '--command', 'echo hi', '--when', 'in 5 minutes', '--now', NOW], { cwd: work }));
     assert.match(c.id, /^c-/);
     assert.equal(c.cwd, work);
@@ -286,7 +208,7 @@ describe('life-thread CLI', { concurrency: 2 }, () => {
     const running: CommandRow = {
       id: 'c-running1',
       command: 'sleep 100',
-      cwd: root,
+      cwd: stores.root(),
       timeoutMinutes: 2,
       runningTimeoutMinutes: 2,
       schedule: { kind: 'once', at: NOW },
@@ -312,7 +234,7 @@ describe('life-thread CLI', { concurrency: 2 }, () => {
 
   it('dispatch --once --json: one array; a recurring row that missed runs fires once for the latest; late past the limit is missed; commands run with facts and logs', async () => {
     const dir = freshStore();
-    const work = fs.mkdtempSync(path.join(root, 'work-'));
+    const work = fs.mkdtempSync(path.join(stores.root(), 'work-'));
     const t0 = '2026-10-03T10:00:00.000Z';
     const base = ['--store', dir, '--tz', 'UTC'];
     const hourly = asReminder(await json(['remind', 'add', ...base, '--now', t0, '--text', 'hourly', '--cron', '0 * * * *']));
@@ -419,7 +341,7 @@ describe('life-thread CLI', { concurrency: 2 }, () => {
   it('dispatch --once stopped by SIGTERM kills its running command group and records it as interrupted (exit 143)', async () => {
     const dir = freshStore();
     const c = asCommand(await json(['schedule', 'add-command', '--store', dir, '--now', NOW, '--command', 'sleep 30; echo never', '--when', 'in 1 minute']));
-    const child = spawn(process.execPath, [CLI, 'dispatch', '--once', '--json', '--store', dir, '--now', ms(NOW, MIN)], { cwd: root, env: baseEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'dispatch', '--once', '--json', '--store', dir, '--now', ms(NOW, MIN)], { cwd: stores.root(), env: baseEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8');
