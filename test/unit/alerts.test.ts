@@ -5,9 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import {
   ALERT_FILE,
   AlertThrottle,
@@ -21,21 +20,10 @@ import {
   type AlertState,
 } from '../../src/node/alerts';
 import { removeJobArtifacts } from '../../src/node/jobs';
+import { tempDirs } from './helpers/tempDirs';
 
-let root = '';
-let seq = 0;
-before(() => {
-  root = fs.mkdtempSync(path.join(os.tmpdir(), 'lt-alerts-'));
-});
-after(() => {
-  fs.rmSync(root, { recursive: true, force: true });
-});
-
-function freshDir(): string {
-  const d = path.join(root, `t${++seq}`);
-  fs.mkdirSync(d);
-  return d;
-}
+const dirs = tempDirs('lt-alerts-');
+const freshDir = dirs.freshDir;
 
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;

@@ -7,9 +7,8 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { ChromeRemoteTransport, CdpPageGoneError, CdpTimeoutError, checkEndpoint, isLoopbackHost, withTimeout, type CdpTarget, type CdpTransport, type CdpVersion } from '../../src/node/cdpTransport';
 import {
   chromiumArgs,
@@ -22,21 +21,10 @@ import {
   type StartChromiumOptions,
   type StartedChromium,
 } from '../../src/node/desk';
+import { tempDirs } from './helpers/tempDirs';
 
-let root = '';
-let seq = 0;
-before(() => {
-  root = fs.mkdtempSync(path.join(os.tmpdir(), 'lt-desk-'));
-});
-after(() => {
-  fs.rmSync(root, { recursive: true, force: true });
-});
-
-function freshDir(): string {
-  const d = path.join(root, `t${++seq}`);
-  fs.mkdirSync(d);
-  return d;
-}
+const dirs = tempDirs('lt-desk-');
+const freshDir = dirs.freshDir;
 
 type Method = 'version' | 'list' | 'newPage' | 'activate' | 'close' | 'navigate' | 'reload' | 'screenshot';
 

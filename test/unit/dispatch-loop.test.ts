@@ -7,9 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { ClaimedRun, Holder } from '../../src/core/dispatch';
 import { commandRowSchema, reminderRowSchema, type CommandRow, type Fact, type ReminderRow, type Schedule } from '../../src/core/schema';
 import { DispatchLoop, HEARTBEAT_EVERY_MS, MAX_SLEEP_MS } from '../../src/node/dispatchLoop';
@@ -18,6 +17,7 @@ import { faultyFs, type Fault } from '../../src/node/fs-seam';
 import { ScheduleStore, type PassOutcome } from '../../src/node/schedule';
 import { PULSE_FILE, StoreError } from '../../src/node/store';
 import { FakeTime } from './helpers/fakeTime';
+import { tempDirs } from './helpers/tempDirs';
 
 const S = 1000;
 const MIN = 60 * S;
@@ -27,20 +27,8 @@ const T0 = Date.parse('2026-10-01T08:00:00.000Z');
 const HOLDER: Holder = { pid: process.pid, window: 'win-test' };
 const limits = (): { reminder: number; command: number } => ({ reminder: 12 * H, command: 1 * H });
 
-let root = '';
-let seq = 0;
-before(() => {
-  root = fs.mkdtempSync(path.join(os.tmpdir(), 'lt-dispatch-loop-'));
-});
-after(() => {
-  fs.rmSync(root, { recursive: true, force: true });
-});
-
-function freshDir(): string {
-  const dir = path.join(root, `t${++seq}`);
-  fs.mkdirSync(dir);
-  return dir;
-}
+const dirs = tempDirs('lt-dispatch-loop-');
+const freshDir = dirs.freshDir;
 
 function iso(ms: number): string {
   return new Date(ms).toISOString();

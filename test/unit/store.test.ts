@@ -4,28 +4,16 @@
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { commandRowSchema, reminderRowSchema, type CommandRow, type ReminderRow } from '../../src/core/schema';
 import { faultyFs, nodeFs, type Fault, type FsSeam } from '../../src/node/fs-seam';
 import { newId } from '../../src/node/ids';
 import { DEFAULT_MAX_FILE_BYTES, readPulse, StoreError, Table, touchPulse, type StoreErrorCode, type TableOptions } from '../../src/node/store';
+import { tempDirs } from './helpers/tempDirs';
 
-let root = '';
-let seq = 0;
-before(() => {
-  root = fs.mkdtempSync(path.join(os.tmpdir(), 'lt-store-'));
-});
-after(() => {
-  fs.rmSync(root, { recursive: true, force: true });
-});
-
-function freshDir(): string {
-  const d = path.join(root, `t${++seq}`);
-  fs.mkdirSync(d);
-  return d;
-}
+const dirs = tempDirs('lt-store-');
+const freshDir = dirs.freshDir;
 
 const AT = '2026-10-03T07:00:00.000Z';
 
@@ -86,14 +74,14 @@ const add =
 
 describe('store: missing directory and file', () => {
   it('reads a missing directory as an empty table without creating it', async () => {
-    const dir = path.join(root, `missing-${++seq}`, 'deeper');
+    const dir = path.join(dirs.freshPath('missing'), 'deeper');
     const snap = await reminders(dir).read();
     assert.deepEqual(snap, { rows: [], quarantined: [], schemaVersion: 1, state: 'missing' });
     assert.equal(fs.existsSync(dir), false);
   });
 
   it('creates the directory and an empty table under the lock on the first update', async () => {
-    const dir = path.join(root, `missing-${++seq}`, 'deeper');
+    const dir = path.join(dirs.freshPath('missing'), 'deeper');
     const t = reminders(dir);
     const seen = await t.update((rows) => ({ rows, result: rows.length }));
     assert.equal(seen, 0);
@@ -579,7 +567,7 @@ describe('store: injected disk faults', () => {
   }
 
   it('EROFS on the store directory: a clear io error naming it', async () => {
-    const dir = path.join(root, `ro-${++seq}`);
+    const dir = dirs.freshPath('ro');
     const t = reminders(dir, { fs: faultyFs([{ op: 'mkdir', code: 'EROFS' }]) });
     await rejectsWith(t.update(keep), 'io', 'create the store directory', dir, 'EROFS');
   });
@@ -722,7 +710,7 @@ describe('store: lock', () => {
 
 describe('store: pulse and ids', () => {
   it('touchPulse writes reminders.tick; readPulse reads it back; missing → null', async () => {
-    const dir = path.join(root, `pulse-${++seq}`);
+    const dir = dirs.freshPath('pulse');
     assert.equal(await readPulse(dir), null);
     const before = Date.now();
     await touchPulse(dir);

@@ -41,6 +41,7 @@ import {
   type WakeWhen,
 } from '../../src/core/wake';
 import { readLogTail, WakeStore } from '../../src/node/wakes';
+import { seededRandom } from './helpers/random';
 
 const NOW = new Date('2026-10-03T07:00:00.000Z'); // a Saturday; 09:00 CEST
 const TZ = 'Europe/Berlin';
@@ -373,7 +374,7 @@ describe('renderPulse: the hard cap', () => {
   });
 
   it('property: ≤ maxChars, well-formed UTF-16 and the block’s keys kept, over random inputs', () => {
-    const rnd = mulberry32(0x5eed);
+    const rnd = seededRandom(0x5eed);
     const alphabet = ['a', 'Z', ' ', '\n', '"', '\\', '{', '}', ':', '#', ',', 'é', '€', '😀', '\u2028', '\t', '\u0001', '…'];
     const str = (n: number): string => {
       let s = '';
@@ -433,16 +434,6 @@ function wellFormed(s: string): boolean {
   return !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s);
 }
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // ---------------------------------------------------------------------------------------------
 

@@ -11,24 +11,14 @@
 import { join } from 'node:path';
 import { buildExport, parseExport, validateAnchors, validateExport, type AnchorToCheck, type TranscriptMessage } from '../../../src/core/export';
 import { round, writeFigures, type Figure } from '../figures';
+import { seededRandom } from '../../unit/helpers/random';
 
 const RESULTS = process.env.LIFE_THREAD_RESULTS ?? join(process.cwd(), 'test-results');
 const MESSAGES = 5_000;
 const ANCHORS = 500;
 const RUNS = 3;
 
-/** Seeded PRNG (mulberry32) so every run builds the same transcript and anchors. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const rand = rng(20260718);
+const rand = seededRandom(20260718);
 const int = (n: number): number => Math.floor(rand() * n);
 const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)] as T;
 

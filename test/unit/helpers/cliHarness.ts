@@ -2,9 +2,9 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { after, before } from 'node:test';
+import { before } from 'node:test';
+import { tempDirs } from './tempDirs';
 
 export function repoRoot(): string {
   for (let d = __dirname; d !== path.dirname(d); d = path.dirname(d)) {
@@ -58,23 +58,11 @@ export function runCli(args: string[], opts: RunOpts & { cwd: string }): Promise
 
 /** A temp root for the file's stores, created before and removed after its tests. */
 export function tempStores(prefix: string): { root: () => string; freshStore: () => string } {
-  let root = '';
-  let seq = 0;
+  const dirs = tempDirs(prefix);
   before(() => {
     assert.ok(fs.existsSync(CLI), `${CLI} is missing: run node scripts/build.mjs first`);
-    root = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   });
-  after(() => {
-    fs.rmSync(root, { recursive: true, force: true });
-  });
-  return {
-    root: () => root,
-    freshStore: () => {
-      const d = path.join(root, `s${++seq}`);
-      fs.mkdirSync(d);
-      return d;
-    },
-  };
+  return { root: dirs.root, freshStore: dirs.freshDir };
 }
 
 export function writeTable(dir: string, name: string, rows: unknown[], schemaVersion = 1): void {
