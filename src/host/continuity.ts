@@ -236,5 +236,3 @@ export class Continuity {
     );
   }
 }
-
-export const approveCommand = 'lifeThread.approvePartition';

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { join } from 'node:path';
-import { Desk, parseEvidenceUri, type PrepareOptions, type PrepareResult } from '../node/desk';
+import { Desk, type PrepareOptions, type PrepareResult } from '../node/desk';
 import type { DeskPort, DeskPrepare } from './landing';
 import { setting } from './settings';
 
@@ -57,10 +57,6 @@ export class HostDesk implements DeskPort, vscode.Disposable {
       `- Remembered pages: ${pages.length}${pages.length ? ` — ${pages.slice(0, 5).map((p) => `${p.evidenceId ? `evidence ${p.evidenceId}` : p.key}: ${p.url}`).join('; ')}` : ''}`,
       `- Last prepare: ${last ? `${last.status}${last.reason ? ` — ${last.reason}` : ''} (${last.timings.totalMs} ms)` : 'none in this window'}`,
     ].join('\n');
-  }
-
-  isEvidenceUri(uri: string): boolean {
-    return parseEvidenceUri(uri) !== undefined;
   }
 
   dispose(): void {

@@ -11,7 +11,7 @@ import { LifeChat } from './chat';
 import { ScheduleFeature, ownerZone } from './scheduleFeature';
 import { registerScheduleCommands, runNowRow, moveRow, removeRow, showLog } from './scheduleCommands';
 import { registerScheduleTools } from './tools';
-import { HostFirer } from './firer';
+import type { Firer } from '../node/fire';
 import { ReminderTurns, type DeliveredReminder } from './reminderTurn';
 import { registerOpenAiProvider } from './openaiProvider';
 import { AfterTurn } from './afterTurn';
@@ -71,7 +71,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
   const jobs = new CommandJobs(store, model, log);
   const reminderTurns = new ReminderTurns(model, log, (d) => openDelivered(d));
   context.subscriptions.push(reminderTurns);
-  const firer = new HostFirer(reminderTurns.deliver, jobs.run);
+  // The firing seam: a reminder runs as an agent turn, a command row as a job.
+  const firer: Firer = { reminder: reminderTurns.deliver, command: jobs.run };
   const schedule = new ScheduleFeature(context, store, model, doctor, firer, log);
   context.subscriptions.push(schedule, jobs, schedule.dispatcher.onDidFire((outcome) => void jobs.settle(outcome)));
   registerScheduleCommands(context, schedule);

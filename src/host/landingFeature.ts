@@ -8,7 +8,7 @@ import { decodeRef, parseDeepLink, parseRef, type LandingRef } from '../core/lan
 import { parseToolInput } from '../core/toolInputs';
 import { parseExportJsonl, spanOf } from '../core/transcript';
 import { COMMANDS } from '../shared/commands';
-import type { Lander, LandResult } from './landing';
+import type { Lander } from './landing';
 
 const resolveInputSchema = z
   .object({
@@ -37,10 +37,6 @@ export function parsePastedLanding(text: string, uriSchemes: readonly string[]):
     return { kind: 'deep_link', uri: t };
   }
   return decodeRef(t, 'landing');
-}
-
-function describe(r: LandResult): string {
-  return `Opened ${r.opened}${r.anchor ? `. Re-found by the "${r.anchor.step}" step: ${r.anchor.reason}` : ''}${r.desk ? `. Desk: ${r.desk}` : ''}${r.warning ? `. Warning: ${r.warning}` : ''}.`;
 }
 
 export function registerLanding(context: vscode.ExtensionContext, lander: Lander): void {
@@ -110,5 +106,3 @@ export function registerLanding(context: vscode.ExtensionContext, lander: Lander
   );
   void lander.completePending();
 }
-
-export { describe as describeLanding };

@@ -7,7 +7,6 @@ import { fileLink, wakeQuerySchema, parseQuery, type LandingRef } from '../core/
 import { HourlyCap, describeWake, jobStatus, parseWakeInput, renderPulse, summaryFromLogTail, worseStatus, type ClaimedWake, type PulseEvent, type WakeRow, type WakeWhen } from '../core/wake';
 import { randomBase36 } from '../node/ids';
 import { WakeStore, readLogTail } from '../node/wakes';
-import { COMMANDS } from '../shared/commands';
 import type { HostDesk } from './desk';
 import type { Lander, LandResult } from './landing';
 import { ownerZone, type ScheduleFeature } from './scheduleFeature';
@@ -413,5 +412,3 @@ function pidAlive(pid: number): boolean {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
-
-export { COMMANDS as WAKE_COMMANDS };
