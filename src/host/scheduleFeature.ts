@@ -12,6 +12,7 @@ import type { Doctor } from './doctor';
 import type { ViewModel } from './viewModel';
 import type { Health } from '../shared/protocol';
 import { configuredZone, setting, WINDOW_ID } from './settings';
+import { holderFor } from '../node/liveness';
 import { SIDEBAR_VIEW_ID } from '../shared/commands';
 
 /** The owner's zone, validated: a bad setting falls back to the host's zone and says so once. */
@@ -58,7 +59,7 @@ export class ScheduleFeature implements vscode.Disposable {
     this.dispatcher = new Dispatcher({
       store: this.store,
       firer,
-      holder: { pid: process.pid, window: WINDOW_ID },
+      holder: holderFor(WINDOW_ID),
       limits: catchUpLimits,
       log,
     });

@@ -11,7 +11,8 @@ import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
-import { jobStatus, PULSE_MAX_CHARS, renderPulse, summaryFromLogTail, type PulseWake } from '../../../src/core/wake';
+import { PULSE_MAX_CHARS } from '../../../src/core/wake/contract';
+import { jobStatus, renderPulse, summaryFromLogTail, type PulseWake } from '../../../src/core/wake/pulse';
 import { readLogTail } from '../../../src/node/wakes';
 import { percentile, round, writeFigures, type Figure } from '../figures';
 
