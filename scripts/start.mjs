@@ -2,10 +2,10 @@
 // with Life Thread installed and a demo workspace open. Prints the URL; Ctrl+C stops it cleanly.
 // While one runs, another `npm start` in the same checkout prints the first one's URL and pid and exits 0.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { claimStart } from './startLock.mjs';
+import { claimStart, isLive } from './startLock.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const stateDir = join(root, '.tools', 'start');
@@ -19,6 +19,15 @@ if (!claim.claimed) {
   process.exit(0);
 }
 process.on('exit', claim.release);
+const userDataDir = join(stateDir, 'user-data');
+const orphan = claim.stale?.serverPid;
+// A killed npm start leaves its code-server (its own process group) serving the same user data: stop it first.
+if (Number.isInteger(orphan) && isLive(orphan, (args) => args.includes(userDataDir))) {
+  console.log(`start: stopping the code-server (pid ${orphan}) left running by an npm start that was killed`);
+  await stopGroup(orphan);
+  const socketDir = claim.stale.socketDir;
+  if (typeof socketDir === 'string' && /^\/.*\/lt-cs-[^/]+$/.test(socketDir)) rmSync(socketDir, { recursive: true, force: true });
+}
 let server;
 let serverStarting = false;
 let stopping = false;
@@ -50,6 +59,9 @@ const wantedPort = Number(process.env.PORT || process.env.LIFE_THREAD_PORT || 80
 const port = await isFree(wantedPort) ? wantedPort : await freePort();
 
 serverStarting = true;
+console.log(`start: starting code-server on 127.0.0.1:${port}…`);
+const t0 = Date.now();
+const waiting = setInterval(() => console.log(`start: starting code-server, ${Math.round((Date.now() - t0) / 1000)} s (waiting for it to answer)`), 10_000);
 server = await startCodeServer({
   stateDir,
   port,
@@ -58,12 +70,13 @@ server = await startCodeServer({
   log: (l) => { if (process.env.LIFE_THREAD_VERBOSE) console.log(l); },
 });
 serverStarting = false;
+clearInterval(waiting);
 if (stopping) {
   await server.stop();
   process.exit(130);
 }
 const url = `${server.url}/?folder=${encodeURIComponent(workspace)}`;
-claim.publish({ url, port, workspace });
+claim.publish({ url, port, workspace, serverPid: server.process.pid, socketDir: server.socketDir });
 console.log(`\nLife Thread is running in VS Code (code-server) at:\n\n  ${url}\n\nDemo workspace: ${workspace}\nStore: ${join(server.userDataDir, 'User', 'globalStorage', 'lifethread.life-thread')}\nPress Ctrl+C to stop.`);
 
 server.process.once('exit', (code) => {
@@ -72,6 +85,24 @@ server.process.once('exit', (code) => {
     process.exit(1);
   }
 });
+
+/** SIGTERM to the process group, SIGKILL after 5 s. */
+async function stopGroup(pgid) {
+  const signal = (s) => {
+    try {
+      process.kill(-pgid, s);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  signal('SIGTERM');
+  for (let waited = 0; waited < 5000; waited += 100) {
+    if (!signal(0)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  signal('SIGKILL');
+}
 
 async function isFree(p) {
   const net = await import('node:net');

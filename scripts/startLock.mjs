@@ -3,23 +3,26 @@
 import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 
 /**
- * Claims `file` for this process: `{ claimed: true, publish(info), release() }`, or `{ claimed: false, holder }`
- * when a live `npm start` holds it. A record whose process is gone (killed, crashed) or that does not parse is replaced.
+ * Claims `file` for this process: `{ claimed: true, publish(info), release(), stale }`, or `{ claimed: false, holder }`
+ * when a live `npm start` holds it. A record whose process is gone (killed, crashed) or that does not parse is
+ * replaced; `stale` is that record, if it parsed (its `serverPid` may have outlived it).
  */
 export function claimStart(file) {
   const tmp = `${file}.${process.pid}.tmp`;
   writeFileSync(tmp, JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString() }));
+  let stale;
   try {
     for (let attempt = 0; attempt < 5; attempt++) {
       try {
         // link() fails when the record exists: two starts at once cannot both claim it.
         linkSync(tmp, file);
-        return { claimed: true, publish: (info) => publish(file, info), release: () => release(file) };
+        return { claimed: true, stale, publish: (info) => publish(file, info), release: () => release(file) };
       } catch (err) {
         if (err?.code !== 'EEXIST') throw err;
       }
       const holder = readRecord(file);
       if (holder && isStartProcess(holder.pid)) return { claimed: false, holder };
+      stale = holder;
       rmSync(file, { force: true });
     }
     throw new Error(`cannot claim ${file}: it keeps reappearing`);
@@ -39,16 +42,20 @@ function readRecord(file) {
 
 /** Whether `pid` is a live `npm start` other than this one (a recycled pid of another program is not). */
 function isStartProcess(pid) {
-  if (pid === process.pid) return false;
+  return pid !== process.pid && isLive(pid, (args) => args.some((a) => a.endsWith('start.mjs')));
+}
+
+/** Whether `pid` is a live process whose arguments pass `test`; without /proc (macOS) a live pid is taken at its word. */
+export function isLive(pid, test) {
   try {
     process.kill(pid, 0);
   } catch (err) {
     if (err?.code !== 'EPERM') return false;
   }
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').some((a) => a.endsWith('start.mjs'));
+    return test(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0'));
   } catch {
-    return true; // no /proc (macOS): a live pid is taken at its word
+    return true;
   }
 }
 

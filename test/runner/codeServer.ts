@@ -45,6 +45,8 @@ export interface RunningServer {
   port: number;
   url: string;
   userDataDir: string;
+  /** The short temp dir holding its TMPDIR and sockets; removed when it exits. */
+  socketDir: string;
   extensionsDir: string;
   process: ChildProcess;
   stop(): Promise<void>;
@@ -181,6 +183,7 @@ export async function startCodeServer(opts: ServerOptions): Promise<RunningServe
     port,
     url,
     userDataDir,
+    socketDir: shortDir,
     extensionsDir,
     process: child,
     stop: async () => {

@@ -106,6 +106,33 @@ describe('npm start: one per checkout', () => {
     }
   });
 
+  it("a killed start's code-server, still serving the same user data, is stopped before the next start; an unrelated process is not", async () => {
+    const p = project();
+    const userData = path.join(p.root, '.tools', 'start', 'user-data');
+    // Stand-ins for code-server: their own process groups, as startCodeServer spawns it.
+    const server = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)', '--', '--user-data-dir', userData], { stdio: 'ignore', detached: true });
+    const unrelated = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)', '--', '--user-data-dir', '/elsewhere/user-data'], { stdio: 'ignore', detached: true });
+    holders.push(server, unrelated);
+    assert.ok(server.pid && unrelated.pid);
+    const serverGone = new Promise((r) => server.on('exit', r));
+    const socketDir = path.join(p.root, 'lt-cs-orphan');
+    fs.mkdirSync(socketDir);
+    fs.writeFileSync(p.record, JSON.stringify({ pid: await deadPid(), url: 'http://127.0.0.1:8080/', serverPid: server.pid, socketDir }));
+    const r = await start(p.root);
+    assert.match(r.stdout, new RegExp(`^start: stopping the code-server \\(pid ${server.pid}\\) left running by an npm start that was killed\n`));
+    assert.equal(r.code, 7);
+    assert.ok(r.stdout.includes(SET_UP_RAN), r.stdout);
+    await serverGone;
+    assert.equal(fs.existsSync(socketDir), false, 'its socket dir is removed');
+
+    const q = project();
+    fs.writeFileSync(q.record, JSON.stringify({ pid: await deadPid(), url: 'http://127.0.0.1:8080/', serverPid: unrelated.pid }));
+    const again = await start(q.root);
+    assert.equal(again.code, 7);
+    assert.ok(!again.stdout.includes('stopping the code-server'), again.stdout);
+    assert.doesNotThrow(() => process.kill(unrelated.pid ?? 0, 0), 'the unrelated process lives');
+  });
+
   it('two starts at once: one sets up, the other points to it', async () => {
     const p = project();
     const [a, b] = await Promise.all([start(p.root, { FAKE_SETUP_SECONDS: '2' }), start(p.root, { FAKE_SETUP_SECONDS: '2' })]);
