@@ -25,14 +25,6 @@ class Row {
   /** Cells before this hold text; blanks after it only padded an erase or a cursor move. */
   private written = 0;
 
-  load(text: string, col: number): void {
-    this.cells = [];
-    this.tail = text;
-    this.cursor = undefined;
-    this.written = 0;
-    if (col !== this.column()) this.moveTo(col);
-  }
-
   write(s: string): void {
     if (this.cursor === undefined) {
       this.tail += s;
@@ -92,28 +84,46 @@ class Row {
   }
 }
 
-/** The rows written so far and the one the cursor is on. */
+/**
+ * The rows written so far: the last screenful (the rows cursor-up can reach) kept as rows being
+ * written, the ones above it already plain text, so moving between rows costs nothing.
+ */
 class Screen {
-  readonly rows: string[] = [];
+  private readonly done: string[] = [];
+  private readonly live: Row[] = [new Row()];
   private row = 0;
-  private readonly current = new Row();
+
+  private get current(): Row {
+    let r = this.live[this.row];
+    if (!r) {
+      r = new Row();
+      this.live[this.row] = r;
+    }
+    return r;
+  }
 
   write(s: string): void {
     this.current.write(s);
   }
 
   newline(): void {
-    this.goToRow(this.row + 1, 0);
+    this.moveRows(1, 0, true);
   }
 
   carriageReturn(): void {
     this.current.moveTo(0);
   }
 
-  /** Cursor up (negative) or down by `n` rows, clamped to the rows that exist and the screen's height. */
-  moveRows(n: number, col?: number): void {
-    const target = Math.min(Math.max(this.row + n, 0, this.row - MAX_ROWS_UP), Math.max(this.row, this.rows.length - 1));
-    this.goToRow(target, col ?? this.current.column());
+  /** Cursor up (negative) or down by `n` rows within the rows that exist; a newline (`grow`) may add one. */
+  moveRows(n: number, col?: number, grow = false): void {
+    const column = col ?? this.current.column();
+    let target = Math.max(0, this.row + n);
+    if (target >= this.live.length) {
+      if (grow) this.addRow();
+      target = this.live.length - 1;
+    }
+    this.row = target;
+    this.current.moveTo(column);
   }
 
   moveColumns(n: number): void {
@@ -131,23 +141,20 @@ class Screen {
   /** CSI J 0: from the cursor to the end of the screen. Clearing the whole screen keeps the log. */
   eraseBelow(): void {
     this.current.erase(0);
-    this.rows.length = Math.min(this.rows.length, this.row + 1);
+    this.live.length = this.row + 1;
   }
 
   text(): string {
-    this.store();
-    return this.rows.join('\n');
+    return [...this.done, ...this.live.map((r) => r.text())].join('\n');
   }
 
-  private store(): void {
-    while (this.rows.length <= this.row) this.rows.push('');
-    this.rows[this.row] = this.current.text();
-  }
-
-  private goToRow(target: number, col: number): void {
-    this.store();
-    this.row = target;
-    this.current.load(this.rows[target] ?? '', col);
+  /** A new last row; the oldest live row becomes plain text once the screenful is full. */
+  private addRow(): void {
+    this.live.push(new Row());
+    if (this.live.length > MAX_ROWS_UP + 1) {
+      const oldest = this.live.shift();
+      if (oldest) this.done.push(oldest.text());
+    }
   }
 }
 

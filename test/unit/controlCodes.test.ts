@@ -52,6 +52,13 @@ describe('stripControl', () => {
     assert.equal(stripControl(jest), 'PASS a.test.js\nFAIL b.test.js\n\n');
     // Cursor-up never goes above the first line.
     assert.equal(stripControl(`one${ESC}[9Atwo`), 'onetwo');
+    // …nor more than a screenful (200 rows) back: older rows are settled text.
+    const lines = Array.from({ length: 300 }, (_, i) => `L${i}`);
+    const expected = [...lines.slice(0, 100), 'Z100', ...lines.slice(101), ''].join('\n');
+    assert.equal(stripControl(`${lines.join('\n')}\n${ESC}[999AZ`), expected);
+    // Going up and down between rows (a hostile redraw loop) keeps every row's last state.
+    assert.equal(stripControl(`xxx\n${`a\r${ESC}[1Ab\r${ESC}[1B`.repeat(20_000)}`), 'bxx\na');
+    assert.equal(stripControl(`xx\n${`a${ESC}[1Ab${ESC}[1B`.repeat(3)}`), 'xb b b\na a a');
   });
 
   it('a hostile cursor move pads at most 1000 columns; a huge line and many rewrites come through', () => {
