@@ -3,7 +3,7 @@
  * time names the zone it was shown in.
  */
 import type { CommandRow, Fact, ScheduleRow } from '../core/schema';
-import { describeInstant, describeSchedule, formatDuration } from '../core/time';
+import { describeInstant, describeSchedule, formatDuration } from '../core/time/describe';
 
 export const USAGE = `life-thread — durable reminders, scheduled commands and wakes from a terminal (Life Thread)
 

@@ -4,7 +4,7 @@
  */
 import * as path from 'node:path';
 import { InputError } from '../core/errors';
-import { systemZone, validateZone } from '../core/time';
+import { systemZone, validateZone } from '../core/time/zone';
 import { ScheduleStore } from '../node/schedule';
 import { StoreError } from '../node/store';
 import { version } from '../../package.json';

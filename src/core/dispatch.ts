@@ -4,7 +4,7 @@
  * transition `pending → fired` (or a recurring row's advance) written atomically with its token.
  */
 import type { Claim, CommandRow, Fact, ReminderRow, ScheduleRow } from './schema';
-import { missedRunsBetween, nextRunAfter } from './time';
+import { missedRunsBetween, nextRunAfter } from './time/runs';
 
 export type RowKindOf<R extends ScheduleRow> = R extends CommandRow ? 'command' : 'reminder';
 

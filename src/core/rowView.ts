@@ -2,7 +2,7 @@
 import type { RowView } from '../shared/protocol';
 import { formatLate } from './dispatch';
 import type { CommandRow, Fact, ReminderRow, ScheduleRow } from './schema';
-import { describeInstant, describeSchedule } from './time';
+import { describeInstant, describeSchedule } from './time/describe';
 
 export function factLine(row: ScheduleRow, now: Date): { text: string; tone: RowView['factTone'] } {
   if (row.claim) return { text: `running since ${describeInstant(new Date(row.firedAt ?? row.claim.heartbeatAt), row.tz, now)}`, tone: 'running' };

@@ -23,7 +23,9 @@ import { InputError } from './errors';
 import { landingRefSchema, type LandingRef } from './landing';
 import { claimSchema, isoInstant, rowStatus, type Claim } from './schema';
 import { summarize } from './summary';
-import { describeInstant, parseWhen, validateZone } from './time';
+import { describeInstant } from './time/describe';
+import { parseWhen } from './time/when';
+import { validateZone } from './time/zone';
 
 // ---------------------------------------------------------------------------------------------
 // Limits

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { ClaimedRun } from '../core/dispatch';
 import type { Fact, ReminderRow } from '../core/schema';
-import { describeInstant } from '../core/time';
+import { describeInstant } from '../core/time/describe';
 import { pickModel, registeredTool, runAgentTurn, type TurnTool } from './agentTurn';
 import type { ViewModel } from './viewModel';
 

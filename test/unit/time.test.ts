@@ -7,19 +7,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Temporal } from 'temporal-polyfill';
 import type { Schedule } from '../../src/core/schema';
-import {
-  describeInstant,
-  describeSchedule,
-  InputError,
-  MIN_INTERVAL_SECONDS,
-  missedRunsBetween,
-  nextRunAfter,
-  parseWhen,
-  systemZone,
-  validateCron,
-  validateZone,
-  type RowKind,
-} from '../../src/core/time';
+import { InputError } from '../../src/core/errors';
+import { validateCron } from '../../src/core/time/cron';
+import { describeInstant, describeSchedule } from '../../src/core/time/describe';
+import { MIN_INTERVAL_SECONDS, type RowKind } from '../../src/core/time/limits';
+import { missedRunsBetween, nextRunAfter } from '../../src/core/time/runs';
+import { parseWhen } from '../../src/core/time/when';
+import { systemZone, validateZone } from '../../src/core/time/zone';
 
 const d = (iso: string): Date => new Date(iso);
 const iso = (x: Date | null): string | null => (x === null ? null : x.toISOString());
