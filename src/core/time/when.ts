@@ -12,7 +12,7 @@ import { InputError } from '../errors';
 import type { Schedule } from '../schema';
 import { checkCron } from './cron';
 import { describeInstant, describeSchedule, formatDuration, hm, MONTH_NAMES, pad2, WEEKDAY_NAMES, zoneAbbr } from './describe';
-import { limitWords, MIN_INTERVAL_SECONDS, type RowKind } from './limits';
+import { limitWords, MIN_INTERVAL_SECONDS, SUPPORTED_SPAN_MS, withinSupportedSpan, type RowKind } from './limits';
 import {
   LONE_TIME,
   parseDaySet,
@@ -30,7 +30,6 @@ export type ParsedWhen = { schedule: Schedule; nextRunAt: Date; description: str
 
 const SECOND_MS = 1000;
 const MINUTE_MS = 60 * SECOND_MS;
-const ONCE_HORIZON_MS = 100 * 366 * 24 * 3600 * SECOND_MS;
 const WHEN_MAX = 200;
 
 const WHEN_EXAMPLES =
@@ -104,6 +103,8 @@ function readOnce(text: string, original: string, tz: string, nowMs: number, fie
   if (relative !== null) {
     const d = parseDuration(relative[1] ?? '', false);
     if (d !== null) {
+      // Refused before the date arithmetic, which would overflow Temporal's range.
+      if (!(d.calendarDays * 24 * 3600 * SECOND_MS + d.exactSeconds * SECOND_MS <= SUPPORTED_SPAN_MS)) throw new InputError(field, 'is more than 100 years away');
       // Days and weeks are calendar days in the owner's zone ("in 2 days" keeps the clock time); the rest is exact.
       const base = d.calendarDays > 0 ? zoned(nowMs, tz).add({ days: d.calendarDays }).epochMilliseconds : nowMs;
       return { at: base + Math.round(d.exactSeconds * SECOND_MS), note: null };
@@ -242,6 +243,9 @@ export function parseWhen(input: {
       if (!(recurring.seconds >= min)) {
         throw new InputError(whenField, `every ${formatDuration(recurring.seconds)} is too frequent; ${limitWords(input.kind)}`);
       }
+      if (!(recurring.seconds * SECOND_MS <= SUPPORTED_SPAN_MS)) {
+        throw new InputError(whenField, 'recurs less often than once in 100 years; give an interval of at most 100 years, or a cron');
+      }
       const schedule: Schedule = { kind: 'every', seconds: recurring.seconds, from: input.now.toISOString() };
       const next = new Date(nowMs + recurring.seconds * SECOND_MS);
       return { schedule, nextRunAt: next, description: describeSchedule(schedule, next, tz, input.now) };
@@ -267,11 +271,13 @@ export function parseWhen(input: {
   if (once === null) throw new InputError(whenField, `cannot read '${original}' as a time; examples: ${WHEN_EXAMPLES}`);
 
   if (!Number.isFinite(once.at)) throw new InputError(whenField, `cannot read '${original}' as a time; examples: ${WHEN_EXAMPLES}`);
+  if (!withinSupportedSpan(once.at, nowMs)) {
+    throw new InputError(whenField, once.at > nowMs ? 'is more than 100 years away' : 'is in the past (more than 100 years ago)');
+  }
   if (once.at <= nowMs) {
     const hint = LONE_TIME.test(text) ? `; for tomorrow say 'tomorrow ${text.replace(/^at\s+/, 'at ')}'` : '';
     throw new InputError(whenField, `is in the past: ${describeInstant(new Date(once.at), tz, input.now)}${hint}`);
   }
-  if (once.at - nowMs > ONCE_HORIZON_MS) throw new InputError(whenField, 'is more than 100 years away');
   const at = new Date(once.at);
   const schedule: Schedule = { kind: 'once', at: at.toISOString() };
   const description = describeSchedule(schedule, at, tz, input.now) + (once.note === null ? '' : `; ${once.note}`);

@@ -24,6 +24,8 @@ export function systemZone(): string {
  */
 export function validateZone(tz: string, field = 'tz'): string {
   const raw = typeof tz === 'string' ? tz.trim() : '';
+  const known = knownZones.get(raw);
+  if (known !== undefined) return known;
   if (raw === '') throw new InputError(field, 'is empty; give an IANA time zone such as Europe/Berlin, America/New_York or UTC');
   if (raw.length > 64) throw new InputError(field, 'is too long for a time zone name (at most 64 characters)');
   if (/^[+\-\u2212]\d|^(?:utc|gmt|ut|z)\s*[+\-\u2212]\s*\d/i.test(raw)) {
@@ -50,8 +52,14 @@ export function validateZone(tz: string, field = 'tz'): string {
       `'${raw}' is an abbreviation or legacy zone name, not a place; give an Area/City name such as Europe/Berlin or America/New_York (or UTC)`,
     );
   }
+  if (knownZones.size >= 256) knownZones.clear();
+  knownZones.set(raw, id);
   return id;
 }
+
+// Accepted names and their spelling: building the Intl formatter that proves a zone costs about a
+// millisecond, and one CLI call checks its zone several times.
+const knownZones = new Map<string, string>();
 
 function closestZone(raw: string): string | null {
   let names: string[];
