@@ -29,6 +29,8 @@ export const factSchema = z
     durationMs: z.number().nonnegative().optional(),
     lateMs: z.number().nonnegative().optional(),
     missedRuns: z.number().int().nonnegative().optional(),
+    /** missedRuns stopped counting at its cap (1,000 per catch-up): there were more. */
+    missedRunsCapped: z.boolean().optional(),
   })
   .strict();
 export type Fact = z.infer<typeof factSchema>;

@@ -193,6 +193,7 @@ describe('nextRunAfter across DST', () => {
     assert.deepEqual(missedRunsBetween(s, d('2026-03-28T12:00:00Z'), d('2026-03-29T12:00:00Z')), {
       count: 1,
       latest: d('2026-03-29T01:00:00Z'),
+      capped: false,
     });
   });
 
@@ -210,6 +211,7 @@ describe('nextRunAfter across DST', () => {
     assert.deepEqual(missedRunsBetween(s, d('2026-10-24T12:00:00Z'), d('2026-10-25T12:00:00Z')), {
       count: 1,
       latest: d('2026-10-25T00:30:00Z'),
+      capped: false,
     });
   });
 
@@ -224,7 +226,7 @@ describe('nextRunAfter across DST', () => {
     for (const t of ['2026-10-25T00:30:00.000Z', '2026-10-25T00:30:00.001Z', '2026-10-25T01:00:00Z', '2026-10-25T01:29:59.999Z', '2026-10-25T01:30:00Z']) {
       assert.equal(iso(nextRunAfter(s, d(t))), '2026-10-26T01:30:00.000Z', t);
     }
-    assert.deepEqual(missedRunsBetween(s, d('2026-10-25T00:30:00Z'), d('2026-10-25T02:00:00Z')), { count: 0, latest: null });
+    assert.deepEqual(missedRunsBetween(s, d('2026-10-25T00:30:00Z'), d('2026-10-25T02:00:00Z')), { count: 0, latest: null, capped: false });
     const ny = cron('30 1 * * *', 'America/New_York');
     for (const t of ['2026-11-01T05:30:00Z', '2026-11-01T06:00:00Z', '2026-11-01T06:30:00Z']) {
       assert.equal(iso(nextRunAfter(ny, d(t))), '2026-11-02T06:30:00.000Z', t);
@@ -356,30 +358,30 @@ describe('nextRunAfter property: next(t) > t, strictly increasing, monotone', ()
 describe('missedRunsBetween', () => {
   it('once', () => {
     const s: Schedule = { kind: 'once', at: '2026-03-28T12:00:00.000Z' };
-    assert.deepEqual(missedRunsBetween(s, d('2026-03-28T11:00:00Z'), d('2026-03-28T12:00:00Z')), { count: 1, latest: d('2026-03-28T12:00:00Z') });
-    assert.deepEqual(missedRunsBetween(s, d('2026-03-28T12:00:00Z'), d('2026-03-28T13:00:00Z')), { count: 0, latest: null });
+    assert.deepEqual(missedRunsBetween(s, d('2026-03-28T11:00:00Z'), d('2026-03-28T12:00:00Z')), { count: 1, latest: d('2026-03-28T12:00:00Z'), capped: false });
+    assert.deepEqual(missedRunsBetween(s, d('2026-03-28T12:00:00Z'), d('2026-03-28T13:00:00Z')), { count: 0, latest: null, capped: false });
   });
 
   it('every', () => {
     const s: Schedule = { kind: 'every', seconds: 1800, from: '2026-03-28T12:00:00.000Z' };
-    assert.deepEqual(missedRunsBetween(s, d('2026-03-28T12:00:00Z'), d('2026-03-28T14:10:00Z')), { count: 4, latest: d('2026-03-28T14:00:00Z') });
-    assert.deepEqual(missedRunsBetween(s, d('2026-03-28T12:00:00Z'), d('2026-03-28T14:10:00Z'), 2), { count: 2, latest: d('2026-03-28T14:00:00Z') });
-    assert.deepEqual(missedRunsBetween(s, d('2026-03-28T12:31:00Z'), d('2026-03-28T12:59:00Z')), { count: 0, latest: null });
+    assert.deepEqual(missedRunsBetween(s, d('2026-03-28T12:00:00Z'), d('2026-03-28T14:10:00Z')), { count: 4, latest: d('2026-03-28T14:00:00Z'), capped: false });
+    assert.deepEqual(missedRunsBetween(s, d('2026-03-28T12:00:00Z'), d('2026-03-28T14:10:00Z'), 2), { count: 2, latest: d('2026-03-28T14:00:00Z'), capped: true });
+    assert.deepEqual(missedRunsBetween(s, d('2026-03-28T12:31:00Z'), d('2026-03-28T12:59:00Z')), { count: 0, latest: null, capped: false });
   });
 
   it('cron, with the count capped and the latest exact', () => {
     const hourly = cron('0 * * * *', 'UTC');
-    assert.deepEqual(missedRunsBetween(hourly, d('2026-01-01T00:00:00Z'), d('2026-01-03T00:30:00Z')), { count: 48, latest: d('2026-01-03T00:00:00Z') });
-    assert.deepEqual(missedRunsBetween(hourly, d('2026-01-01T00:00:00Z'), d('2026-01-03T00:30:00Z'), 5), { count: 5, latest: d('2026-01-03T00:00:00Z') });
+    assert.deepEqual(missedRunsBetween(hourly, d('2026-01-01T00:00:00Z'), d('2026-01-03T00:30:00Z')), { count: 48, latest: d('2026-01-03T00:00:00Z'), capped: false });
+    assert.deepEqual(missedRunsBetween(hourly, d('2026-01-01T00:00:00Z'), d('2026-01-03T00:30:00Z'), 5), { count: 5, latest: d('2026-01-03T00:00:00Z'), capped: true });
     const weekly = cron('0 9 * * 1', 'Europe/Berlin');
-    assert.deepEqual(missedRunsBetween(weekly, d('2026-01-01T00:00:00Z'), d('2026-03-01T00:00:00Z')), { count: 8, latest: d('2026-02-23T08:00:00Z') });
-    assert.deepEqual(missedRunsBetween(weekly, d('2026-01-01T00:00:00Z'), d('2026-03-01T00:00:00Z'), 1), { count: 1, latest: d('2026-02-23T08:00:00Z') });
+    assert.deepEqual(missedRunsBetween(weekly, d('2026-01-01T00:00:00Z'), d('2026-03-01T00:00:00Z')), { count: 8, latest: d('2026-02-23T08:00:00Z'), capped: false });
+    assert.deepEqual(missedRunsBetween(weekly, d('2026-01-01T00:00:00Z'), d('2026-03-01T00:00:00Z'), 1), { count: 1, latest: d('2026-02-23T08:00:00Z'), capped: true });
   });
 
   it('an empty or backward span has nothing', () => {
     const s = cron('* * * * *', 'UTC');
-    assert.deepEqual(missedRunsBetween(s, d('2026-01-02T00:00:00Z'), d('2026-01-01T00:00:00Z')), { count: 0, latest: null });
-    assert.deepEqual(missedRunsBetween(s, d('2026-01-01T00:00:00Z'), d('2026-01-01T00:00:00Z')), { count: 0, latest: null });
+    assert.deepEqual(missedRunsBetween(s, d('2026-01-02T00:00:00Z'), d('2026-01-01T00:00:00Z')), { count: 0, latest: null, capped: false });
+    assert.deepEqual(missedRunsBetween(s, d('2026-01-01T00:00:00Z'), d('2026-01-01T00:00:00Z')), { count: 0, latest: null, capped: false });
   });
 });
 

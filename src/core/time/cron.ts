@@ -78,7 +78,8 @@ function isFixedTime(expr: string): boolean {
  */
 export class CronRuns {
   private readonly cron: Cron;
-  private readonly fixed: boolean;
+  /** croner's fixed-time job: a run in a spring-forward gap moves after it, and a repeated wall time runs once. */
+  readonly fixed: boolean;
 
   constructor(
     readonly expr: string,
