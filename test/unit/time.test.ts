@@ -10,7 +10,7 @@ import type { Schedule } from '../../src/core/schema';
 import { InputError } from '../../src/core/errors';
 import { validateCron } from '../../src/core/time/cron';
 import { describeInstant, describeSchedule } from '../../src/core/time/describe';
-import { MIN_INTERVAL_SECONDS, type RowKind } from '../../src/core/time/limits';
+import { checkClock, MIN_INTERVAL_SECONDS, type RowKind } from '../../src/core/time/limits';
 import { missedRunsBetween, nextRunAfter } from '../../src/core/time/runs';
 import { parseWhen } from '../../src/core/time/when';
 import { systemZone, validateZone } from '../../src/core/time/zone';
@@ -588,6 +588,32 @@ describe('parseWhen: refusals', () => {
     throwsInput(() => parseWhen({ tz: 'UTC', kind: 'command', now }), 'when', /missing/);
     throwsInput(() => parseWhen({ when: '  ', tz: 'UTC', kind: 'command', now, whenField: 'at' }), 'at', /missing/);
     throwsInput(() => parse('x'.repeat(201)), 'when', /too long/);
+  });
+
+  it('keeps every time within 100 years of now, before any date arithmetic can overflow', () => {
+    for (const w of ['in 99999999999 days', 'in 73000 days', 'in 99999999999999999999 seconds', `in ${'9'.repeat(150)} weeks`, '9999-12-31T00:00:00Z', '2127-01-01 09:00']) {
+      throwsInput(() => parse(w), 'when', /^is more than 100 years away$/);
+    }
+    for (const w of ['every 2147483648 weeks', 'every 99999999 days', 'every 99999999999999999999 seconds', 'every 36601 days']) {
+      throwsInput(() => parse(w), 'when', /^recurs less often than once in 100 years/);
+    }
+    throwsInput(() => parse('1900-01-01T00:00:00Z'), 'when', /^is in the past \(more than 100 years ago\)$/);
+    // The field is the caller's: a tool's or a wake's `at`.
+    throwsInput(() => parseWhen({ when: 'in 99999999999 days', tz: 'UTC', kind: 'command', now, whenField: 'at' }), 'at', /100 years/);
+    // The edges pass.
+    assert.equal(parse('in 36600 days').nextRunAt.toISOString(), '2126-06-12T11:00:00.000Z');
+    assert.deepEqual(parse('every 36600 days').schedule, { kind: 'every', seconds: 36600 * 86400, from: now.toISOString() });
+  });
+});
+
+describe('checkClock', () => {
+  const system = d('2026-03-28T12:00:00Z');
+  it('takes a --now within 100 years of the system clock and refuses one beyond, on field now', () => {
+    for (const iso of ['2026-03-28T12:00:00Z', '1926-01-13T00:00:00Z', '2126-06-12T00:00:00Z']) assert.equal(checkClock(d(iso), system).toISOString(), d(iso).toISOString());
+    for (const iso of ['+275760-09-13T00:00:00Z', '-271821-04-20T00:00:00Z', '1926-01-12T00:00:00Z', '2126-06-13T00:00:00Z']) {
+      throwsInput(() => checkClock(d(iso), system), 'now', /more than 100 years from the system clock/);
+    }
+    throwsInput(() => checkClock(new Date(NaN), system), 'now', /more than 100 years/);
   });
 });
 
