@@ -37,6 +37,7 @@ const WHEN_EXAMPLES =
 
 type Recurring = { kind: 'every'; seconds: number } | { kind: 'cron'; expr: string; gloss: string };
 
+/** `every 30m` / `hourly` (real-time spacing) or a calendar phrase as a cron in the owner's zone; null for anything else. */
 function readRecurring(text: string, field: string): Recurring | null {
   if (text === 'hourly') return { kind: 'every', seconds: 3600 };
   if (text === 'daily') return { kind: 'every', seconds: 86400 };
