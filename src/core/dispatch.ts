@@ -5,7 +5,7 @@
  */
 import { deadClaimReason, HEARTBEAT_STALE_MS, mayFire, newClaim, refreshHeartbeats, type Holder, type Liveness } from './claim';
 import type { CommandRow, Fact, ReminderRow, ScheduleRow } from './schema';
-import { missedRunsBetween, nextRunAfter } from './time';
+import { missedRunsBetween, nextRunAfter } from './time/runs';
 
 export type { Holder, Liveness };
 
@@ -129,19 +129,23 @@ export function duePass<R extends ScheduleRow>(rows: readonly R[], opts: PassOpt
     const recurring = row.schedule.kind !== 'once';
     let scheduledFor = new Date(due);
     let missedRuns = 0;
+    let missedRunsCapped = false;
     if (recurring) {
-      const span = missedRunsBetween(row.schedule, new Date(due - 1), now, 100_000);
+      // missedRuns is exact up to 1,000 (the run taken now is the 1,001st), then capped and marked.
+      const span = missedRunsBetween(row.schedule, new Date(due - 1), now, 1001);
       if (span.latest && span.latest.getTime() >= due) {
         scheduledFor = span.latest;
         missedRuns = Math.max(0, span.count - 1);
+        missedRunsCapped = span.capped;
       }
     }
+    const capped: Pick<Fact, 'missedRunsCapped'> = missedRunsCapped ? { missedRunsCapped: true } : {};
     const lateMs = nowMs - scheduledFor.getTime();
     const next = recurring ? nextRunAfter(row.schedule, now) : null;
     const limit = opts.maxLatenessMs[kind];
 
     if (lateMs > limit) {
-      const fact: Fact = { ...(row.fact ?? {}), lateMs, missedRuns: (row.fact?.missedRuns ?? 0) + missedRuns + 1 };
+      const fact: Fact = { ...(row.fact ?? {}), lateMs, missedRuns: (row.fact?.missedRuns ?? 0) + missedRuns + 1, ...capped };
       if (!recurring) {
         row = { ...row, status: 'missed', nextRunAt: null, firedAt: iso(now), fact: { lateMs, missedRuns: 1, error: `missed: ${formatLate(lateMs)} late, past the ${formatLate(limit)} catch-up limit` } } as R;
       } else {
@@ -155,7 +159,7 @@ export function duePass<R extends ScheduleRow>(rows: readonly R[], opts: PassOpt
 
     const token = opts.newToken();
     const claim = newClaim(opts.holder, token, now, scheduledFor);
-    const fact: Fact = missedRuns > 0 ? { lateMs, missedRuns } : { lateMs };
+    const fact: Fact = missedRuns > 0 ? { lateMs, missedRuns, ...capped } : { lateMs };
     const claimed = {
       ...row,
       status: recurring && next ? 'pending' : 'fired',

@@ -10,7 +10,7 @@ import { ownerZone } from './scheduleFeature';
 import type { ScheduleStore } from '../node/schedule';
 import type { WakeFeature } from './wakeFeature';
 import { isOfflineModel, OFFLINE_MODEL_NAME, realModels } from './offlineModel';
-import { describeInstant } from '../core/time';
+import { describeInstant } from '../core/time/describe';
 import { pulseEventOfRow } from '../core/wake/pulse';
 import type { WakeRow } from '../core/wake/row';
 

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { ClaimedRun } from '../core/dispatch';
 import { clipMarked } from '../core/feed';
 import { ANSWER_MAX, type Fact, type ReminderRow } from '../core/schema';
-import { describeInstant } from '../core/time';
+import { describeInstant } from '../core/time/describe';
 import { pickModel, registeredTool, runAgentTurn, type TurnTool } from './agentTurn';
 import type { FeedFeature } from './feedFeature';
 

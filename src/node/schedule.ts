@@ -5,7 +5,9 @@
 import { InputError } from '../core/errors';
 import { duePass, heartbeat, kindOf, moveRow, nextWorkAt, recordFact, runNow, type ClaimedRun, type Holder, type Liveness, type PassResult } from '../core/dispatch';
 import { commandRowSchema, reminderRowSchema, TEXT_LIMITS, type CommandRow, type Fact, type ReminderRow, type ScheduleRow } from '../core/schema';
-import { describeSchedule, parseWhen, validateZone } from '../core/time';
+import { describeSchedule } from '../core/time/describe';
+import { parseWhen } from '../core/time/when';
+import { validateZone } from '../core/time/zone';
 import type { FsSeam } from './fs-seam';
 import { newId, randomBase36 } from './ids';
 import { removeJobArtifacts } from './jobs';

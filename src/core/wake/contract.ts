@@ -5,7 +5,9 @@
  */
 import { z } from 'zod';
 import { InputError } from '../errors';
-import { describeInstant, parseWhen, validateZone } from '../time';
+import { describeInstant } from '../time/describe';
+import { parseWhen } from '../time/when';
+import { validateZone } from '../time/zone';
 
 // ---------------------------------------------------------------------------------------------
 // Limits

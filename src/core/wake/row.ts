@@ -17,7 +17,7 @@ import { z } from 'zod';
 import { deadClaimReason, mayFire, newClaim, refreshHeartbeats, type Holder, type Liveness } from '../claim';
 import { landingRefSchema, type LandingRef } from '../landing';
 import { claimSchema, isoInstant, ownerSchema, type Owner } from '../schema';
-import { describeInstant } from '../time';
+import { describeInstant } from '../time/describe';
 import {
   CANCEL_TOKEN_MAX,
   deskStateSchema,
