@@ -470,6 +470,11 @@ export class AnchorIndexCache {
     return index;
   }
 
+  /** A document closed: its next opening starts versions from 1 again, so its entry must go. */
+  forget(key: string): void {
+    this.entries.delete(key);
+  }
+
   /** Resolves `anchor` in `doc` through the ladder, on the document's cached index. */
   resolve(doc: VersionedText, anchor: CodeAnchor, locateSymbol?: SymbolLocator): AnchorResolution {
     return resolveAnchorIn(this.indexOf(doc), anchor, locateSymbol);

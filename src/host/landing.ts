@@ -82,6 +82,7 @@ export class Lander {
   private readonly _onDidRefuse = new vscode.EventEmitter<string>();
   /** Each document's index per version: many anchors in one file index it once. */
   private readonly anchorIndex = new AnchorIndexCache();
+  private readonly subs: vscode.Disposable[] = [];
   /** A link that was refused, with the reason shown to the user. */
   readonly onDidRefuse = this._onDidRefuse.event;
 
@@ -93,7 +94,9 @@ export class Lander {
     private readonly desk: DeskPort | undefined,
     /** Folders Life Thread writes itself (the store's evidence and logs): landings may open files there. */
     private readonly ownDirs: readonly string[] = [],
-  ) {}
+  ) {
+    this.subs.push(vscode.workspace.onDidCloseTextDocument((d) => this.anchorIndex.forget(d.uri.toString())));
+  }
 
   get uriSchemes(): string[] {
     return [...new Set([vscode.env.uriScheme, 'vscode'])];
@@ -324,6 +327,7 @@ export class Lander {
   }
 
   dispose(): void {
+    for (const d of this.subs) d.dispose();
     this._onDidLand.dispose();
     this._onDidRefuse.dispose();
   }

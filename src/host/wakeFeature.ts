@@ -370,22 +370,32 @@ export class WakeFeature implements vscode.Disposable {
     const first = d.claims[0];
     if (!first) return;
     const ids = d.claims.map((c) => c.id);
-    let landed: LandResult | undefined;
     const landing = d.event.landing;
-    if (landing) {
-      landed = await this.landTrusted(landing).catch((err: unknown) => {
+    // A code anchor is re-found first (no UI): the pulse names the ladder's step and the range now.
+    let event = d.event;
+    let shownLanding: LandingRef | undefined;
+    if (landing?.kind === 'code_anchor') {
+      const res = await this.lander.resolveAnchor(landing.anchor).catch((err: unknown) => {
         this.log.warn(`wake landing: ${String(err)}`);
         return undefined;
       });
+      if (res) {
+        shownLanding = { kind: 'code_anchor', anchor: res.healed };
+        event = { ...event, landing: shownLanding, landingStep: res.step };
+      }
     }
-    const timeToLocusMs = d.endedAt !== undefined && landed ? Date.now() - d.endedAt : undefined;
-    // A code anchor is named where the ladder found it now, and by which step (design §4).
-    let event = d.event;
-    let shownLanding: LandingRef | undefined;
-    if (landed?.anchor && event.landing?.kind === 'code_anchor') {
-      shownLanding = { kind: 'code_anchor', anchor: landed.anchor.healed };
-      event = { ...event, landing: shownLanding, landingStep: landed.anchor.step };
-    }
+    // The landing opens while the pulse goes out: neither waits for the other.
+    let landed: LandResult | undefined;
+    let timeToLocusMs: number | undefined;
+    const landing$ = landing
+      ? this.landTrusted(shownLanding ?? landing).then(
+          (l) => {
+            landed = l;
+            if (d.endedAt !== undefined) timeToLocusMs = Date.now() - d.endedAt;
+          },
+          (err: unknown) => this.log.warn(`wake landing: ${String(err)}`),
+        )
+      : Promise.resolve();
     const pulse = renderPulse(first.row, event, { maxChars: setting('wake.pulseMaxChars', 600) });
     const topic = d.threadId ?? this.continuity.currentTopic();
     let text = pulse;
@@ -403,14 +413,15 @@ export class WakeFeature implements vscode.Disposable {
       at: new Date().toISOString(),
       via,
     });
-    const facts = { wakeChars: pulse.length, ...(timeToLocusMs !== undefined ? { timeToLocusMs } : {}) };
+    const facts = (): { wakeChars: number; timeToLocusMs?: number } => ({ wakeChars: pulse.length, ...(timeToLocusMs !== undefined ? { timeToLocusMs } : {}) });
     if (shownLanding) await this.store.annotate(ids, {}, { landing: shownLanding }).catch(() => undefined);
 
     if (setting<string>('wake.target', 'life') === 'agent') {
       // Agent mode gives no receipt: submitted, not seen (design §9).
       try {
         await vscode.commands.executeCommand('workbench.action.chat.open', { query: text, isPartialQuery: false, mode: 'agent' });
-        await this.store.delivered(ids, { delivered: true, via: 'agent', unverified: true, ...facts });
+        await landing$;
+        await this.store.delivered(ids, { delivered: true, via: 'agent', unverified: true, ...facts() });
         this.warmTopics.add(topic);
         this.finish(d, metric('agent'), text, landed);
         return;
@@ -430,13 +441,15 @@ export class WakeFeature implements vscode.Disposable {
         this.log.warn(`wake: the chat could not be opened (${String(err)})`);
       }
       if (await got) {
-        await this.store.annotate(ids, facts).catch(() => undefined);
+        await landing$;
+        await this.store.annotate(ids, facts()).catch(() => undefined);
         this.warmTopics.add(topic);
         this.finish(d, metric('life', d.endedAt !== undefined ? this.receivedAt(ids) - d.endedAt : undefined), text, landed);
         return;
       }
     }
     // The chat could not be reached: wait and try again; after 2 minutes, a notification instead.
+    await landing$;
     const rows = (await this.store.list()).filter((r) => ids.includes(r.id));
     if (rows.some((r) => r.status === 'fired')) return;
     const tooLong = rows.some((r) => unreachableTooLong(r, new Date()));
@@ -446,7 +459,7 @@ export class WakeFeature implements vscode.Disposable {
       return;
     }
     const why = 'the chat did not receive the pulse for 2 minutes (chat disabled, the view closed, or no model and no @life)';
-    await this.store.delivered(ids, { delivered: false, via: 'notification', reason: why, ...facts });
+    await this.store.delivered(ids, { delivered: false, via: 'notification', reason: why, ...facts() });
     await this.feed.push({ id: `${first.id}@${new Date().toISOString()}`, at: new Date().toISOString(), kind: 'wake', ref: first.id, title: `Wake ${first.id} (not delivered to the chat)`, body: pulse, tone: 'info' });
     void vscode.window.showInformationMessage(`Life Thread wake ${first.id}: ${(first.row.text ?? '').slice(0, 160)} — ${why}.`, 'Open in Chat', 'Open Landing').then((pick) => {
       if (pick === 'Open in Chat') void vscode.commands.executeCommand('workbench.action.chat.open', { query: `@life ${pulse}`, isPartialQuery: false });

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { InputError } from '../../src/core/errors';
 import {
+  AnchorIndexCache,
   anchorHashMatches,
   codeAnchorSchema,
   formatRange,
@@ -494,5 +495,31 @@ describe('formatRange and parseLineFragment (deep links #L10-L20)', () => {
     }
     const anchor = loopAnchor();
     assert.deepEqual(parseLineFragment(`#${formatRange(anchor.range)}`), anchor.range);
+  });
+});
+
+describe('AnchorIndexCache: the index a document version keeps', () => {
+  it('indexes a version once, again after a change or a close, and keeps the last N documents', () => {
+    let reads = 0;
+    const doc = (key: string, version: number, text: string) => ({ key, version, getText: () => (reads++, text) });
+    const cache = new AnchorIndexCache(2);
+    const text = 'class A {\n  run() {\n    return 1;\n  }\n}\n';
+    const anchor = makeAnchor(text, '/w/a.ts', { start: { line: 2, character: 0 }, end: { line: 2, character: 13 } }, 'A.run');
+    assert.equal(cache.resolve(doc('a', 1, text), anchor).step, 'exact');
+    assert.equal(cache.resolve(doc('a', 1, text), anchor).step, 'exact');
+    assert.equal(reads, 1, 'the second anchor of the version reuses the index');
+    const moved = `// a\n// b\n${text}`;
+    const r = cache.resolve(doc('a', 2, moved), anchor);
+    assert.equal(reads, 2, 'a new version is indexed again');
+    assert.equal(r.step, 'excerpt');
+    assert.equal(r.range.start.line, 4);
+    // Closed and opened again, the document counts versions from 1: the old index must not serve it.
+    cache.forget('a');
+    assert.equal(cache.resolve(doc('a', 1, moved), anchor).range.start.line, 4);
+    assert.equal(reads, 3);
+    cache.indexOf(doc('b', 1, text));
+    cache.indexOf(doc('c', 1, text));
+    cache.indexOf(doc('a', 1, moved));
+    assert.equal(reads, 6, 'only the last 2 documents are kept');
   });
 });
