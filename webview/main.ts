@@ -203,7 +203,8 @@ function renderTopic(t: TopicView, focus: ViewState['focus']): HTMLElement {
   verify.setAttribute('role', t.verify.ok ? 'status' : 'alert');
   verify.append(icon(t.verify.ok ? 'verified' : 'error'), el('span', undefined, t.verify.line));
   section.append(verify);
-  if (t.note) section.append(el('div', 'hint note', `${t.note}${t.newMessages ? ` ${t.newMessages} new message${t.newMessages === 1 ? '' : 's'} since the last export.` : ''}`));
+  const fresh = t.newMessages ? `${t.newMessages} new message${t.newMessages === 1 ? '' : 's'} since the last export.` : '';
+  if (t.note || fresh) section.append(el('div', 'hint note', [t.note, fresh].filter(Boolean).join(' ')));
   if (t.review) {
     const review = el('div', 'review');
     review.append(el('h3', 'pair-title', `Review: partition ${t.review.partition} — approve TopicDecisions before the new chat starts`));

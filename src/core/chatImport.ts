@@ -6,7 +6,9 @@
  * Each request becomes a user message (its text) and, when it has one, an assistant message (the
  * Markdown parts of its response; tool calls and other parts are left out). Ids are minted like
  * @life's (`m-<base36 time>-<6>`), derived from the export's request id so that importing the same
- * chat again yields the same ids. @life's own turns are skipped: @life keeps them itself.
+ * chat again yields the same ids. @life's own turns keep the ids @life minted for them (their
+ * ChatResult metadata is in the export), so a turn recorded under another topic joins this one
+ * once, and a turn still in flight (no result yet) is left to @life, which records it when it ends.
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
@@ -18,6 +20,7 @@ const exportedRequestSchema = z.object({
   message: z.object({ text: z.string() }).loose(),
   response: z.array(z.unknown()).optional(),
   agent: z.object({ id: z.string() }).loose().optional(),
+  result: z.object({ metadata: z.object({ lifeThread: z.object({ requestId: z.string().min(1).max(100), responseId: z.string().min(1).max(100) }).loose().optional() }).loose().optional() }).loose().optional(),
   timestamp: z.number().optional(),
   responseTimestamp: z.number().optional(),
 });
@@ -26,7 +29,7 @@ export const chatExportSchema = z.object({ requests: z.array(z.unknown()) }).loo
 
 export interface ImportedChat {
   messages: TranscriptMessage[];
-  /** Requests of @life (already in the transcript), skipped. */
+  /** Requests of @life still in flight (no ids minted yet), skipped. */
   skippedOwn: number;
   /** Requests that did not have the expected shape, skipped. */
   skippedBad: number;
@@ -56,8 +59,9 @@ function iso(ms: number | undefined, fallback: Date): string {
 }
 
 /**
- * The messages of an exported chat (the JSON `workbench.action.chat.export` writes), @life's own
- * turns left out. Throws a zod error when the file is not a chat export at all.
+ * The messages of an exported chat (the JSON `workbench.action.chat.export` writes), with the ids
+ * @life minted for its own turns and new ones for the others'. Throws a zod error when the file is
+ * not a chat export at all.
  */
 export function importChatExport(json: unknown, opts: { ownParticipant: string; now: Date }): ImportedChat {
   const doc = chatExportSchema.parse(json);
@@ -73,14 +77,22 @@ export function importChatExport(json: unknown, opts: { ownParticipant: string; 
     }
     const r = p.data;
     const agent = r.agent?.id ?? '';
+    const at = r.timestamp ?? opts.now.getTime();
+    const answer = (r.response ?? []).map(markdownOf).join('');
     if (agent === opts.ownParticipant) {
-      skippedOwn++;
+      const ids = r.result?.metadata?.lifeThread;
+      if (!ids) {
+        skippedOwn++;
+        continue;
+      }
+      // As @life records it: the prompt without the participant's name.
+      const asked = r.message.text.replace(/^\s*@life\b\s*/, '');
+      messages.push({ id: ids.requestId, role: 'user', time: iso(r.timestamp, opts.now), text: asked });
+      messages.push({ id: ids.responseId, role: 'assistant', time: iso(r.responseTimestamp ?? r.timestamp, opts.now), text: answer });
       continue;
     }
     participants.add(agent);
-    const at = r.timestamp ?? opts.now.getTime();
     messages.push({ id: importedId(r.requestId, 'user', at), role: 'user', time: iso(r.timestamp, opts.now), text: r.message.text });
-    const answer = (r.response ?? []).map(markdownOf).join('');
     if (answer.trim() !== '') messages.push({ id: importedId(r.requestId, 'assistant', r.responseTimestamp ?? at), role: 'assistant', time: iso(r.responseTimestamp ?? r.timestamp, opts.now), text: answer });
   }
   return { messages, skippedOwn, skippedBad, participants: [...participants].sort() };

@@ -75,9 +75,11 @@ export function buildRecords(messages: readonly TranscriptMessage[], opts: Expor
 
 /** One JSON object per line, each line ending with `\n`. Key order is fixed (id, role, time, text, hash, prevHash). */
 export function toJsonl(records: readonly ExportRecord[]): string {
-  let out = '';
-  for (const r of records) out += `${JSON.stringify({ id: r.id, role: r.role, time: r.time, text: r.text, hash: r.hash, prevHash: r.prevHash })}\n`;
-  return out;
+  const lines: string[] = new Array<string>(records.length);
+  records.forEach((r, i) => {
+    lines[i] = JSON.stringify({ id: r.id, role: r.role, time: r.time, text: r.text, hash: r.hash, prevHash: r.prevHash });
+  });
+  return records.length ? `${lines.join('\n')}\n` : '';
 }
 
 function escapeHtmlAttr(s: string): string {
@@ -109,8 +111,8 @@ export function renderExportMarkdown(topic: string, records: readonly ExportReco
   if (last) parts.push(`\nLast hash: \`${last.hash}\`\n`);
   for (const r of records) {
     const fence = fenceFor(r.text);
-    const body = r.text.endsWith('\n') || r.text === '' ? r.text : `${r.text}\n`;
-    parts.push(`\n<a id="${escapeHtmlAttr(r.id)}"></a>\n\n### ${r.role} · ${escapeMarkdownInline(r.time)} · \`${r.id.replace(/`/g, "'")}\`\n\n${fence}text\n${body}${fence}\n`);
+    // Pieces, not one template per message: the texts are not copied again before the final join.
+    parts.push(`\n<a id="${escapeHtmlAttr(r.id)}"></a>\n\n### ${r.role} · ${escapeMarkdownInline(r.time)} · \`${r.id.replace(/`/g, "'")}\`\n\n${fence}text\n`, r.text, r.text.endsWith('\n') || r.text === '' ? '' : '\n', `${fence}\n`);
   }
   return parts.join('');
 }

@@ -2,13 +2,13 @@ import * as vscode from 'vscode';
 import { readFile, rm } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { z } from 'zod';
-import { carryForward, lintDecisions, makeOps, parseDecisions, resumePack, DECISIONS_FILE, type LintResult, type OpsInput, type TopicDecisions } from '../core/continuity';
+import { carryForward, lintDecisions, makeOps, parseDecisions, resumePack, DECISIONS_FILE, EXPORT_JSONL, type LintResult, type OpsInput, type TopicDecisions } from '../core/continuity';
 import { importChatExport } from '../core/chatImport';
 import { InputError } from '../core/errors';
 import { opsFacts } from '../core/opsFacts';
 import { summarize } from '../core/summary';
 import { parseToolInput } from '../core/toolInputs';
-import { fillPrompt } from '../core/topicSpan';
+import { conversation, fillPrompt, newSpan } from '../core/topicSpan';
 import { verifyTopic, isFilled } from '../core/topicVerify';
 import { draftSummary, lintLines, topicView } from '../core/topicView';
 import { randomBase36 } from '../node/ids';
@@ -312,6 +312,8 @@ export class Continuity implements vscode.Disposable {
     await writeDecisions(dir, draft);
     await removeDraft(dir);
     await writeOps(dir, makeOps({ ...(await this.opsInputNow(topic, draft.next)), topic, partition: draft.partition }), { stale: [] });
+    // A span shown from before may now sit in history/: let the next click show it afresh.
+    this.model.update({ focus: null });
     await this.setTopic(topic);
     await this.refresh();
     await this.openTopicChat(topic);
@@ -387,8 +389,11 @@ export class Continuity implements vscode.Disposable {
     }
     const ops = await readOps(dir);
     const staleness = ops ? await checkOps(ops, this.gitOptions()).catch(() => undefined) : undefined;
+    // Reading a topic verifies it: a resumed chat is told when its decisions' evidence does not hold.
+    const check = verifyTopic({ exports: await readExports(dir), decisions: await readAllDecisions(dir) });
     await this.setTopic(topic);
-    return `${resumePack(d, ops ?? undefined, staleness)}\n\n[TopicDecisions](${vscode.Uri.file(join(dir, DECISIONS_FILE)).toString()})`;
+    const warning = check.ok ? '' : `\n\n**Warning: ${check.line}.** Do not rely on the anchors until the export is restored or re-partitioned.`;
+    return `${resumePack(d, ops ?? undefined, staleness)}${warning}\n\n[TopicDecisions](${vscode.Uri.file(join(dir, DECISIONS_FILE)).toString()})`;
   }
 
   async topics(): Promise<string[]> {
@@ -419,7 +424,9 @@ export class Continuity implements vscode.Disposable {
     const dir = this.dir(topic);
     const topics = [...new Set([...(await this.topics()), topic])].sort();
     try {
-      const [current, draft, ops, exports, decisions, span, history] = await Promise.all([readDecisions(dir), readDraft(dir), readOps(dir), readExports(dir), readAllDecisions(dir), pendingSpan(dir), historyPartitions(dir)]);
+      const [current, draft, ops, exports, decisions, transcript, history] = await Promise.all([readDecisions(dir), readDraft(dir), readOps(dir), readExports(dir), readAllDecisions(dir), readTranscript(dir), historyPartitions(dir)]);
+      const exported = exports.find((e) => e.file === EXPORT_JSONL);
+      const since = conversation(newSpan(transcript.messages, new Set((exported?.records ?? []).map((r) => r.id))));
       const records = exports.flatMap((e) => e.records);
       const previous = current?.previous !== undefined ? await readHistoryDecisions(dir, current.previous) : null;
       const check = ops ? { staleness: await checkOps(ops, this.gitOptions()), at: new Date() } : undefined;
@@ -439,7 +446,7 @@ export class Continuity implements vscode.Disposable {
         ...(check ? { check } : {}),
         verification: verifyTopic({ exports, decisions }),
         history: historyRows,
-        newMessages: span.conversation,
+        newMessages: since.length,
       });
       this.model.update({ topic: view });
     } catch (err) {

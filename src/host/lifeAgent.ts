@@ -80,6 +80,7 @@ export function registerLifeAgent(chat: LifeChat, deps: { afterTurn: AfterTurn; 
     if (approve) return approveInChat(deps.continuity, stream, approve[1]);
     const topic = args || deps.continuity.currentTopic();
     const imported = await deps.continuity.importOnScreen(topic);
+    if (imported.note) stream.progress(`The chat on screen was not imported (${imported.note}); partitioning @life's own transcript.`);
     if (imported.imported > 0) stream.progress(`Imported ${imported.imported} message(s) of ${imported.participants.map((p) => (p ? `@${p.split('.').pop() ?? p}` : 'the default agent')).join(', ')} from the chat on screen.`);
     const started = await deps.continuity.start(topic);
     if (started.kind === 'nothing') {

@@ -106,7 +106,7 @@ export const topicViewSchema = z.object({
   ops: opsViewSchema.nullable(),
   verify: z.object({ ok: z.boolean(), line: z.string(), problems: z.array(z.string()), notFilled: z.array(z.string()) }),
   history: z.array(z.object({ partition: z.number(), createdAt: z.string(), frame: z.string(), messages: z.number() })),
-  /** Messages recorded since the last partition's export (conversation, not harness turns). */
+  /** Messages recorded since the current export (conversation, not /partition or /resume turns). */
   newMessages: z.number(),
   /** A line about what is going on, e.g. "partition 2 started; waiting for the agent to fill TopicDecisions". */
   note: z.string().optional(),

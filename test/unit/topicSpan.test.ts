@@ -224,25 +224,36 @@ describe('importChatExport (the JSON workbench.action.chat.export writes, VS Cod
         timestamp: Date.parse('2026-07-18T09:00:00Z'),
         responseTimestamp: Date.parse('2026-07-18T09:00:02Z'),
       },
+      {
+        requestId: 'request_life_done',
+        message: { text: '@life we should use croner' },
+        response: [{ value: 'Agreed.' }],
+        agent: agent('lifethread.life', 'life'),
+        timestamp: Date.parse('2026-07-18T09:00:30Z'),
+        result: { metadata: { command: 'default', lifeThread: { topic: 'main', requestId: 'm-own-aaaaaa', responseId: 'm-own-bbbbbb' } } },
+      },
       { requestId: 'request_life', message: { text: '@life /partition demo' }, response: [{ value: 'Wrote…' }], agent: agent('lifethread.life', 'life'), timestamp: Date.parse('2026-07-18T09:01:00Z') },
       { requestId: 'request_default', message: { text: 'what does croner do?' }, response: [], timestamp: Date.parse('2026-07-18T09:02:00Z') },
       { message: { text: 'no request id' } },
     ],
   };
 
-  it('imports the other participants\u2019 requests and answers (Markdown only), skips @life\u2019s own and malformed ones', () => {
+  it('imports the other participants\u2019 requests and answers (Markdown only) with minted ids, @life\u2019s finished turns with their own ids; skips one in flight and malformed ones', () => {
     const r = importChatExport(exported, { ownParticipant: 'lifethread.life', now: NOW });
     assert.deepEqual(
       r.messages.map((m) => [m.role, m.time, m.text]),
       [
         ['user', '2026-07-18T09:00:00.000Z', '@other hello there'],
         ['assistant', '2026-07-18T09:00:02.000Z', 'Other agent heard: hello there'],
+        ['user', '2026-07-18T09:00:30.000Z', 'we should use croner'],
+        ['assistant', '2026-07-18T09:00:30.000Z', 'Agreed.'],
         ['user', '2026-07-18T09:02:00.000Z', 'what does croner do?'],
       ],
     );
     assert.deepEqual([r.skippedOwn, r.skippedBad, r.participants], [1, 1, ['', 'lifethread-test.other']]);
+    assert.deepEqual(r.messages.slice(2, 4).map((m) => m.id), ['m-own-aaaaaa', 'm-own-bbbbbb'], '@life\u2019s minted ids are kept');
     assert.ok(r.messages.every((m) => /^m-[a-z0-9]+-[a-z0-9]{6}$/.test(m.id)), 'ids look like @life\u2019s');
-    assert.equal(new Set(r.messages.map((m) => m.id)).size, 3);
+    assert.equal(new Set(r.messages.map((m) => m.id)).size, 5);
   });
 
   it('the same chat imports to the same ids; another request to others', () => {

@@ -4,8 +4,9 @@
  *   transcript (texts 50–2,000 characters: prose in English and Russian, code blocks, lists), read it
  *   back from its JSONL as a topic is read, verify the whole hash chain and validate 500 anchors
  *   against it (a tenth of them broken in the ways anchors break: moved, edited quote, out of range,
- *   unknown message). Total ms, median of 3 runs; target 1,000 ms.
- *   baseline: a plain JSON.stringify of the same transcript, median of 3 in the same run — the floor
+ *   unknown message). Total ms, median of 5 runs after one warm-up run, a full GC before each (the
+ *   setup's garbage is not the export's); target 1,000 ms.
+ *   baseline: a plain JSON.stringify of the same transcript, median of 5 in the same run — the floor
  *   of writing it out at all.
  * The breakdown (build, parse of the JSONL, validateExport of the chain, anchors) is printed.
  */
@@ -17,7 +18,8 @@ import { seededRandom } from '../../unit/helpers/random';
 const RESULTS = process.env.LIFE_THREAD_RESULTS ?? join(process.cwd(), 'test-results');
 const MESSAGES = 5_000;
 const ANCHORS = 500;
-const RUNS = 3;
+const RUNS = 5;
+const WARMUP = 1;
 
 const rand = seededRandom(20260718);
 const int = (n: number): number => Math.floor(rand() * n);
@@ -89,6 +91,11 @@ function anchorsFor(): AnchorToCheck[] {
 }
 const anchors = anchorsFor();
 
+function gc(): void {
+  const g: unknown = Reflect.get(globalThis, 'gc');
+  if (typeof g === 'function') g();
+}
+
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)] ?? NaN;
@@ -102,12 +109,15 @@ const parses: number[] = [];
 const baselines: number[] = [];
 let broken = 0;
 let bytes = 0;
-for (let run = 0; run < RUNS; run++) {
+for (let run = 0; run < WARMUP + RUNS; run++) {
+  const keep = run >= WARMUP;
+  gc();
   const b0 = performance.now();
   const plain = JSON.stringify(messages);
-  baselines.push(performance.now() - b0);
+  if (keep) baselines.push(performance.now() - b0);
   bytes = plain.length;
 
+  gc();
   const s = performance.now();
   const built = buildExport('bench-topic', messages, { redact: true });
   const s1 = performance.now();
@@ -117,11 +127,13 @@ for (let run = 0; run < RUNS; run++) {
   const s3 = performance.now();
   const v = validateAnchors(back.records, anchors);
   const s4 = performance.now();
-  totals.push(s4 - s);
-  builds.push(s1 - s);
-  parses.push(s2 - s1);
-  chains.push(s3 - s2);
-  checks.push(s4 - s3);
+  if (keep) {
+    totals.push(s4 - s);
+    builds.push(s1 - s);
+    parses.push(s2 - s1);
+    chains.push(s3 - s2);
+    checks.push(s4 - s3);
+  }
   broken = v.broken.length;
   if (!chain.ok) throw new Error(`the chain does not hold: ${chain.problems[0]?.reason ?? ''}`);
   if (back.records.length !== MESSAGES) throw new Error('the export does not parse back');
