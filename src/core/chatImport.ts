@@ -8,7 +8,8 @@
  * @life's (`m-<base36 time>-<6>`), derived from the export's request id so that importing the same
  * chat again yields the same ids. @life's own turns keep the ids @life minted for them (their
  * ChatResult metadata is in the export), so a turn recorded under another topic joins this one
- * once, and a turn still in flight (no result yet) is left to @life, which records it when it ends.
+ * once; a turn still in flight (no result yet) is left to @life, which records it when it ends, and
+ * one @life did not keep (`transcript: 'skip'`) stays out.
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
@@ -20,7 +21,12 @@ const exportedRequestSchema = z.object({
   message: z.object({ text: z.string() }).loose(),
   response: z.array(z.unknown()).optional(),
   agent: z.object({ id: z.string() }).loose().optional(),
-  result: z.object({ metadata: z.object({ lifeThread: z.object({ requestId: z.string().min(1).max(100), responseId: z.string().min(1).max(100) }).loose().optional() }).loose().optional() }).loose().optional(),
+  result: z
+    .object({
+      metadata: z.object({ transcript: z.unknown().optional(), lifeThread: z.object({ requestId: z.string().min(1).max(100), responseId: z.string().min(1).max(100) }).loose().optional() }).loose().optional(),
+    })
+    .loose()
+    .optional(),
   timestamp: z.number().optional(),
   responseTimestamp: z.number().optional(),
 });
@@ -29,7 +35,7 @@ export const chatExportSchema = z.object({ requests: z.array(z.unknown()) }).loo
 
 export interface ImportedChat {
   messages: TranscriptMessage[];
-  /** Requests of @life still in flight (no ids minted yet), skipped. */
+  /** Requests of @life still in flight (no ids minted yet) or not kept by it, skipped. */
   skippedOwn: number;
   /** Requests that did not have the expected shape, skipped. */
   skippedBad: number;
@@ -81,7 +87,8 @@ export function importChatExport(json: unknown, opts: { ownParticipant: string; 
     const answer = (r.response ?? []).map(markdownOf).join('');
     if (agent === opts.ownParticipant) {
       const ids = r.result?.metadata?.lifeThread;
-      if (!ids) {
+      // In flight (no ids yet), or a turn @life chose not to keep (e.g. /partition with nothing new).
+      if (!ids || r.result?.metadata?.transcript === 'skip') {
         skippedOwn++;
         continue;
       }

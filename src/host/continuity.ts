@@ -216,6 +216,8 @@ export class Continuity implements vscode.Disposable {
       const chat = importChatExport(JSON.parse(text) as unknown, { ownParticipant: CHAT_PARTICIPANT_ID, now: new Date() });
       const known = new Set((await readTranscript(dir)).messages.map((m) => m.id));
       const fresh = chat.messages.filter((m) => !known.has(m.id));
+      // Only /partition and /resume turns on screen are nothing to hand over: write nothing then.
+      if (conversation(fresh).length === 0) return { imported: 0, participants: chat.participants };
       await appendMessages(dir, fresh);
       if (fresh.length) this.log.info(`partition: imported ${fresh.length} message(s) of ${chat.participants.map((p) => p || 'the default agent').join(', ')} from the chat on screen into topic ${topic}`);
       return { imported: fresh.length, participants: chat.participants };

@@ -233,6 +233,14 @@ describe('importChatExport (the JSON workbench.action.chat.export writes, VS Cod
         result: { metadata: { command: 'default', lifeThread: { topic: 'main', requestId: 'm-own-aaaaaa', responseId: 'm-own-bbbbbb' } } },
       },
       { requestId: 'request_life', message: { text: '@life /partition demo' }, response: [{ value: 'Wrote…' }], agent: agent('lifethread.life', 'life'), timestamp: Date.parse('2026-07-18T09:01:00Z') },
+      {
+        requestId: 'request_life_skipped',
+        message: { text: '@life /partition demo' },
+        response: [{ value: 'Nothing new to hand over.' }],
+        agent: agent('lifethread.life', 'life'),
+        timestamp: Date.parse('2026-07-18T09:01:30Z'),
+        result: { metadata: { transcript: 'skip', lifeThread: { topic: 'demo', requestId: 'm-skip-aaaaaa', responseId: 'm-skip-bbbbbb' } } },
+      },
       { requestId: 'request_default', message: { text: 'what does croner do?' }, response: [], timestamp: Date.parse('2026-07-18T09:02:00Z') },
       { message: { text: 'no request id' } },
     ],
@@ -250,7 +258,7 @@ describe('importChatExport (the JSON workbench.action.chat.export writes, VS Cod
         ['user', '2026-07-18T09:02:00.000Z', 'what does croner do?'],
       ],
     );
-    assert.deepEqual([r.skippedOwn, r.skippedBad, r.participants], [1, 1, ['', 'lifethread-test.other']]);
+    assert.deepEqual([r.skippedOwn, r.skippedBad, r.participants], [2, 1, ['', 'lifethread-test.other']], 'the one in flight and the one @life did not keep');
     assert.deepEqual(r.messages.slice(2, 4).map((m) => m.id), ['m-own-aaaaaa', 'm-own-bbbbbb'], '@life\u2019s minted ids are kept');
     assert.ok(r.messages.every((m) => /^m-[a-z0-9]+-[a-z0-9]{6}$/.test(m.id)), 'ids look like @life\u2019s');
     assert.equal(new Set(r.messages.map((m) => m.id)).size, 5);
