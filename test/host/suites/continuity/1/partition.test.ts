@@ -201,14 +201,17 @@ describe('continuity pair: @life conversation → /partition → approval → /r
     await waitFor(() => (api.model.snapshot('panel').topic?.review?.problems.length === 0 ? true : undefined), 20_000, 'a clean draft');
     const dir = api.continuity.dir('demo');
     const before = transcript(dir).length;
+    // A row in the store: the ops written at approval list it as an open item.
+    await vscode.lm.invokeTool('lifethread_remind', { input: { action: 'add', text: 'check the nightly build', when: 'in 2 hours' }, toolInvocationToken: undefined });
     const t0 = Date.now();
     await api.webviewRequest({ type: 'request', id: 2, method: 'approvePartition', params: { topic: 'demo' } });
     const final = JSON.parse(readFileSync(join(dir, 'topic-decisions.json'), 'utf8')) as { frame: string; partition: number };
     assert.equal(final.frame, 'Durable reminders for the agent, fired on time by one dispatcher.');
     assert.equal(existsSync(join(dir, 'topic-decisions.draft.json')), false);
-    const ops = JSON.parse(readFileSync(join(dir, 'handover-ops.json'), 'utf8')) as { createdAt: string; firstMoves: string[] };
+    const ops = JSON.parse(readFileSync(join(dir, 'handover-ops.json'), 'utf8')) as { createdAt: string; firstMoves: string[]; openItems: string[] };
     assert.ok(Date.parse(ops.createdAt) >= t0 - 1000, 'the ops were re-checked at approval');
     assert.deepEqual(ops.firstMoves, ['Wire the dispatcher to the store'], 'first moves from the approved Next');
+    assert.ok(ops.openItems.some((i) => /^reminder r-[\w-]+ “check the nightly build”, next .* in 2 h/.test(i)), ops.openItems.join('; '));
     assert.deepEqual(opened, [{ topic: 'demo', query: '@life /resume demo' }]);
     const reply = await waitFor(() => {
       const t = transcript(dir).slice(before);
