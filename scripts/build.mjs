@@ -28,7 +28,7 @@ const nodeCommon = { ...common, platform: 'node', format: 'cjs', target: 'node20
 const builds = [
   // The banner stamps the start of module evaluation so activation_ms covers loading too.
   { ...nodeCommon, entryPoints: ['src/host/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], banner: { js: 'globalThis.__lifeThreadLoadStart = performance.now();' } },
-  { ...nodeCommon, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
+  { ...nodeCommon, entryPoints: ['src/cli/bin.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
   { ...common, platform: 'browser', format: 'iife', target: 'es2022', entryPoints: ['webview/main.ts'], outfile: 'dist/webview.js' },
 ];
 

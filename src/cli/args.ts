@@ -1,7 +1,9 @@
 /**
- * The CLI's argv: global flags anywhere on the line, `--flag value` or `--flag=value`, `--` ends
- * the flags. No dependency: the whole grammar is the table below.
+ * The CLI's argv: global flags anywhere on the line, `--flag value` or `--flag=value`, `-h`, `--`
+ * ends the flags. `node:util` parseArgs splits the line (non-strict, as tokens); the checks below
+ * turn every problem into an error naming the flag, reported after `--json` and `--help` are known.
  */
+import { parseArgs as splitArgv } from 'node:util';
 import { z } from 'zod';
 import { InputError } from '../core/errors';
 import { isoInstant } from '../core/schema';
@@ -66,6 +68,10 @@ export interface ParsedArgs {
   error: InputError | undefined;
 }
 
+const OPTIONS = Object.fromEntries(
+  Object.entries(FLAGS).map(([name, kind]) => [name, { type: kind === 'bool' ? ('boolean' as const) : ('string' as const), ...(name === 'help' ? { short: 'h' } : {}) }]),
+);
+
 export function parseArgs(argv: readonly string[]): ParsedArgs {
   const positionals: string[] = [];
   const flags = new Map<FlagName, string | true>();
@@ -74,49 +80,39 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     error ??= e;
   };
 
-  for (let i = 0; i < argv.length; i++) {
-    const tok = argv[i] ?? '';
-    if (tok === '--') {
-      positionals.push(...argv.slice(i + 1));
-      break;
-    }
-    if (tok === '-h') {
-      flags.set('help', true);
-      continue;
-    }
-    if (!tok.startsWith('-') || tok === '-') {
-      positionals.push(tok);
-      continue;
-    }
-    if (!tok.startsWith('--')) {
-      fail(new InputError(tok.replace(/^-+/, '') || tok, `unknown flag '${tok}'; see life-thread --help`));
-      continue;
-    }
-    const eq = tok.indexOf('=');
-    const name = eq === -1 ? tok.slice(2) : tok.slice(2, eq);
-    const inline = eq === -1 ? undefined : tok.slice(eq + 1);
-    if (!isFlagName(name)) {
-      fail(new InputError(name || tok, `unknown flag '--${name}'; see life-thread --help`));
-      continue;
-    }
-    if (flags.has(name)) fail(new InputError(name, `is given more than once`));
-    if (FLAGS[name] === 'bool') {
-      if (inline !== undefined) fail(new InputError(name, `takes no value (got '${inline}')`));
-      flags.set(name, true);
-      continue;
-    }
-    let value = inline;
-    if (value === undefined) {
-      const next = argv[i + 1];
-      // A following `--flag` means the value was forgotten, not that it is the value.
-      if (next === undefined || (next.startsWith('--') && next.length > 2)) {
+  let rest = [...argv];
+  for (let done = false; !done; ) {
+    done = true;
+    const { tokens } = splitArgv({ args: rest, options: OPTIONS, strict: false, allowPositionals: true, tokens: true });
+    for (const t of tokens) {
+      if (t.kind === 'positional') positionals.push(t.value);
+      if (t.kind !== 'option') continue;
+      const name = t.name;
+      if (!isFlagName(name)) {
+        // A short group (`-xy`) is named as typed, not by its first letter.
+        const typed = t.rawName.startsWith('--') ? t.rawName : (rest[t.index] ?? t.rawName);
+        fail(new InputError(typed.replace(/^-+/, '') || typed, `unknown flag '${typed}'; see life-thread --help`));
+        continue;
+      }
+      if (flags.has(name)) fail(new InputError(name, `is given more than once`));
+      if (FLAGS[name] === 'bool') {
+        if (t.inlineValue === true) fail(new InputError(name, `takes no value (got '${t.value ?? ''}')`));
+        flags.set(name, true);
+        continue;
+      }
+      if (t.value === undefined) {
         fail(new InputError(name, 'needs a value'));
         continue;
       }
-      value = next;
-      i++;
+      if (t.inlineValue === false && t.value.startsWith('--') && t.value.length > 2) {
+        // A following `--flag` means the value was forgotten, not that it is the value: read on from that flag.
+        fail(new InputError(name, 'needs a value'));
+        rest = rest.slice(t.index + 1);
+        done = false;
+        break;
+      }
+      flags.set(name, t.value);
     }
-    flags.set(name, value);
   }
   return { positionals, flags, error };
 }

@@ -4,15 +4,19 @@
  */
 import { setMaxListeners } from 'node:events';
 import { InputError } from '../core/errors';
-import { duePass, recordFact, type ClaimedRun, type PassOptions, type PassResult } from '../core/dispatch';
-import { SCHEMA_VERSION, type CommandRow, type Fact, type ReminderRow, type ScheduleRow } from '../core/schema';
-import { describeInstant, describeSchedule, nextRunAfter } from '../core/time';
+import type { ClaimedRun } from '../core/dispatch';
+import { SCHEMA_VERSION, type ScheduleRow } from '../core/schema';
+import { describeInstant, describeSchedule } from '../core/time/describe';
+import { nextRunAfter } from '../core/time/runs';
 import { readLog, fireCommandRow, removeJobArtifacts } from '../node/jobs';
-import { DEFAULT_LIMITS, type FieldNames, type ScheduleStore } from '../node/schedule';
-import { randomBase36 } from '../node/ids';
-import { readPulse, touchPulse, type Table } from '../node/store';
+import { DEFAULT_LIMITS, PassError, type FieldNames, type PassOutcome, type ScheduleStore } from '../node/schedule';
+import { dispatchOnce, type Firer, type FiredOutcome } from '../node/fire';
+import { cliHolder, processLiveness } from '../node/liveness';
+import { readPulse } from '../node/store';
 import { WakeStore } from '../node/wakes';
-import { CLI_WAKE_FIELDS, DELAY_MAX_SECONDS, describeWake, nextDueAt, parseWakeInput, type WakeRow } from '../core/wake';
+import { CLI_WAKE_FIELDS, DELAY_MAX_SECONDS, parseWakeInput } from '../core/wake/contract';
+import { describeWake, nextDueAt, type WakeRow } from '../core/wake/row';
+import { ownerOf } from '../core/claim';
 import { has, lockWaitFromEnv, parseHours, parseTimeoutMinutes, valueOf, type ParsedArgs } from './args';
 import { factSummary, isCommandRow, rowLine, scheduleWords, zoneNote, type ZoneSource } from './format';
 
@@ -44,7 +48,6 @@ export const CLI_FIELDS: FieldNames = {
 
 /** A pass counts as alive for this long (design §8: healthy = a pass within the last 120 s). */
 export const HEALTHY_WITHIN_MS = 120_000;
-const HEARTBEAT_EVERY_MS = 30_000;
 const DOCTOR_NEXT_RUNS = 10;
 
 function emitJson(ctx: Context, value: unknown): void {
@@ -201,64 +204,6 @@ export async function scheduleLog(ctx: Context): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 // dispatch --once
 
-interface DispatchEntry {
-  id: string;
-  scheduledFor: string;
-  firedAt: string;
-  lateMs: number;
-  delivered?: boolean;
-  text?: string;
-  fact?: Fact;
-  /** Present (false) only when the row was removed before its fact could be written. */
-  recorded?: boolean;
-}
-
-/** Writes command facts in batches: one lock and one write for every fact that finished meanwhile. */
-class FactWriter {
-  private pending: { id: string; token: string; fact: Fact; done: (applied: boolean) => void; fail: (e: unknown) => void }[] = [];
-  private draining: Promise<void> | undefined;
-
-  constructor(private readonly table: Table<CommandRow>) {}
-
-  record(id: string, token: string, fact: Fact): Promise<boolean> {
-    return new Promise((done, fail) => {
-      this.pending.push({ id, token, fact, done, fail });
-      this.kick();
-    });
-  }
-
-  private kick(): void {
-    if (this.draining) return;
-    this.draining = this.drain().finally(() => {
-      this.draining = undefined;
-      if (this.pending.length > 0) this.kick();
-    });
-  }
-
-  private async drain(): Promise<void> {
-    while (this.pending.length > 0) {
-      const batch = this.pending.splice(0);
-      try {
-        const applied = await this.table.update((rows) => {
-          let cur: CommandRow[] = rows;
-          const ok = new Set<string>();
-          for (const b of batch) {
-            const r = recordFact(cur, b.id, b.token, b.fact);
-            if (r.applied) {
-              cur = r.rows;
-              ok.add(b.id);
-            }
-          }
-          return { rows: ok.size > 0 ? cur : rows, result: ok };
-        });
-        for (const b of batch) b.done(applied.has(b.id));
-      } catch (e) {
-        for (const b of batch) b.fail(e);
-      }
-    }
-  }
-}
-
 const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 const SIGNAL_NUMBERS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 };
 
@@ -272,8 +217,24 @@ export class Stopped extends Error {
   }
 }
 
-function entryOf(run: ClaimedRun): DispatchEntry {
-  return { id: run.id, scheduledFor: run.scheduledFor, firedAt: run.firedAt, lateMs: run.lateMs };
+/** One line of `dispatch --once --json` (design §8). */
+function entryOf(o: FiredOutcome): Record<string, unknown> {
+  return {
+    id: o.id,
+    scheduledFor: o.scheduledFor,
+    firedAt: o.firedAt,
+    lateMs: o.lateMs,
+    ...(o.delivered !== undefined ? { delivered: o.delivered } : {}),
+    ...(o.text !== undefined ? { text: o.text } : {}),
+    ...(o.fact !== undefined ? { fact: o.fact } : {}),
+    ...(o.recorded ? {} : { recorded: false }),
+  };
+}
+
+/** The job's deadline counts from the claim on the machine's clock, so a --now claim is translated back to it. */
+function realTimeRun(ctx: Context, run: ClaimedRun): ClaimedRun {
+  const offset = ctx.clock().getTime() - Date.now();
+  return { ...run, firedAt: new Date(Date.parse(run.firedAt) - offset).toISOString() };
 }
 
 export async function dispatch(ctx: Context): Promise<void> {
@@ -288,14 +249,6 @@ export async function dispatch(ctx: Context): Promise<void> {
     command: rawC === undefined ? DEFAULT_LIMITS.command : parseHours(rawC, 'command-max-lateness-hours'),
   };
   const passAt = ctx.clock();
-  const problems: unknown[] = [];
-  const pass = await passTables(ctx, { now: passAt, holder: { pid: process.pid, window: 'cli' }, newToken: () => randomBase36(16), maxLatenessMs: limits }, problems);
-
-  const entries: DispatchEntry[] = [];
-  const live = new Set<string>();
-  const heartbeat = setInterval(() => {
-    void ctx.store.heartbeat(live, ctx.clock()).catch(() => undefined);
-  }, HEARTBEAT_EVERY_MS);
   // Jobs run in their own process groups, so a terminal's Ctrl-C would not reach them: stop them and record why.
   const abort = new AbortController();
   // One signal serves every job of the pass; many listeners are expected, not a leak.
@@ -307,148 +260,66 @@ export async function dispatch(ctx: Context): Promise<void> {
   };
   for (const sig of STOP_SIGNALS) process.on(sig, onSignal);
 
+  // The CLI delivers a reminder by printing it; commands run as jobs, exactly as in the extension.
+  const firer: Firer = {
+    reminder: async (row, run) => {
+      if (!ctx.json) {
+        const late = run.lateMs >= 60_000 ? ` (due ${describeInstant(new Date(run.scheduledFor), ctx.tz, ctx.clock())})` : '';
+        ctx.out(`Reminder ${row.id}${late}:\n  ${row.text.replace(/\n/g, '\n  ')}\n`);
+      }
+      return { delivered: true, via: 'cli' };
+    },
+    command: (row, run) => fireCommandRow(row, realTimeRun(ctx, run), { storeDir: ctx.storeDir, env: ctx.env, store: ctx.store, signal: abort.signal }),
+  };
+  const entries: FiredOutcome[] = [];
+  let pass: PassOutcome | undefined;
+  let problem: unknown;
   try {
-    // Commands start first: they take time, the reminders are printed meanwhile.
-    const commandsDone = runClaimedCommands(ctx, pass.commands.claimed, live, entries, abort.signal).catch((e: unknown) => {
-      problems.push(e);
+    const done = await dispatchOnce(ctx.store, firer, {
+      now: passAt,
+      holder: cliHolder(),
+      limits,
+      alive: processLiveness,
+      clock: ctx.clock,
+      onFired: (o) => {
+        entries.push(o);
+        if (!ctx.json && o.command !== undefined) {
+          ctx.out(`Command ${o.id} \`${o.command}\`: ${factSummary(o.fact ?? {})}${o.recorded ? '' : ' (the row was removed meanwhile; nothing kept)'}\n`);
+        }
+      },
     });
-    try {
-      await fireClaimedReminders(ctx, pass.reminders.claimed, entries);
-    } catch (e) {
-      problems.push(e);
-    }
-    await commandsDone;
+    pass = done.pass;
+  } catch (e) {
+    problem = e;
+    if (e instanceof PassError) pass = e.partial;
   } finally {
-    clearInterval(heartbeat);
     for (const sig of STOP_SIGNALS) process.off(sig, onSignal);
   }
-  if (stoppedBy !== undefined) problems.unshift(new Stopped(stoppedBy));
+  if (stoppedBy !== undefined) problem = new Stopped(stoppedBy);
+  const failure = problem instanceof PassError ? problem.failure : problem;
 
   // What was claimed in a readable table was fired and is reported even when the other table failed.
-  if (problems.length > 0 && entries.length === 0) throw problems[0];
+  if (failure !== undefined && entries.length === 0) throw failure;
   if (ctx.json) {
-    emitJson(ctx, entries);
-    if (problems.length > 0) throw problems[0];
+    emitJson(ctx, entries.map(entryOf));
+    if (failure !== undefined) throw failure;
     return;
   }
-
   const lines: string[] = [];
-  for (const m of [...pass.reminders.missed, ...pass.commands.missed]) {
+  const p = pass ?? { reminders: { missed: [], interrupted: [], cleaned: [] }, commands: { missed: [], interrupted: [], cleaned: [] } };
+  for (const m of [...p.reminders.missed, ...p.commands.missed]) {
     lines.push(`Missed ${m.id}: due ${describeInstant(new Date(m.scheduledFor), ctx.tz, passAt)}, past the catch-up limit; not run${m.missedRuns > 1 ? ` (${m.missedRuns} runs missed)` : ''}`);
   }
-  for (const id of [...pass.reminders.interrupted, ...pass.commands.interrupted]) lines.push(`Interrupted ${id}: its runner stopped before recording a fact`);
+  for (const id of [...p.reminders.interrupted, ...p.commands.interrupted]) lines.push(`Interrupted ${id}: its runner stopped before recording a fact`);
   const fired = entries.filter((e) => e.id.startsWith('r-')).length;
   const ran = entries.length - fired;
-  const cleaned = pass.reminders.cleaned.length + pass.commands.cleaned.length;
-  const missed = pass.reminders.missed.length + pass.commands.missed.length;
+  const cleaned = p.reminders.cleaned.length + p.commands.cleaned.length;
+  const missed = p.reminders.missed.length + p.commands.missed.length;
   lines.push(
     `Pass at ${describeInstant(passAt, ctx.tz, passAt).replace(/, now$/, '')}: ${fired} reminder${fired === 1 ? '' : 's'} delivered, ${ran} command${ran === 1 ? '' : 's'} run, ${missed} missed, ${cleaned} cleaned (${zone(ctx)})`,
   );
   ctx.out(`${lines.join('\n')}\n`);
-  if (problems.length > 0) throw problems[0];
-}
-
-/**
- * The dispatcher's pass (the transitions of core/dispatch, as ScheduleStore.pass applies them), one
- * table at a time, so a table that cannot be read does not strand the claims already written in the
- * other; the pulse is touched only when both passed.
- */
-async function passTables(
-  ctx: Context,
-  opts: PassOptions,
-  problems: unknown[],
-): Promise<{ reminders: Omit<PassResult<ReminderRow>, 'rows' | 'changed'>; commands: Omit<PassResult<CommandRow>, 'rows' | 'changed'> }> {
-  const one = async <R extends ScheduleRow>(table: Table<R>): Promise<Omit<PassResult<R>, 'rows' | 'changed'>> => {
-    try {
-      return await table.update((rows) => {
-        const r = duePass(rows, opts);
-        return { rows: r.changed ? r.rows : rows, result: r };
-      });
-    } catch (e) {
-      problems.push(e);
-      return { claimed: [], missed: [], interrupted: [], cleaned: [] };
-    }
-  };
-  const reminders = await one(ctx.store.reminders);
-  const commands = await one(ctx.store.commands);
-  if (problems.length === 0) await touchPulse(ctx.storeDir, undefined, opts.now).catch((e: unknown) => problems.push(e));
-  return { reminders, commands };
-}
-
-/** A reminder fired by the CLI is delivered by printing it; the facts are written in one update. */
-async function fireClaimedReminders(ctx: Context, claimed: readonly ClaimedRun[], entries: DispatchEntry[]): Promise<void> {
-  if (claimed.length === 0) return;
-  const snap = await ctx.store.reminders.read();
-  const byId = new Map<string, ReminderRow>(snap.rows.map((r) => [r.id, r]));
-  const fired: { run: ClaimedRun; row: ReminderRow }[] = [];
-  const fact: Fact = { delivered: true, via: 'cli' };
-  for (const run of claimed) {
-    const row = byId.get(run.id);
-    // Removed, or the claim lost to another process, between the pass and now: not ours to fire.
-    if (!row || row.claim?.token !== run.token) continue;
-    fired.push({ run, row });
-    if (!ctx.json) {
-      const late = run.lateMs >= 60_000 ? ` (due ${describeInstant(new Date(run.scheduledFor), ctx.tz, ctx.clock())})` : '';
-      ctx.out(`Reminder ${row.id}${late}:\n  ${row.text.replace(/\n/g, '\n  ')}\n`);
-    }
-  }
-  const applied = await ctx.store.reminders.update((rows) => {
-    let cur: ReminderRow[] = rows;
-    const ok = new Set<string>();
-    for (const { run } of fired) {
-      const r = recordFact(cur, run.id, run.token, fact);
-      if (r.applied) {
-        cur = r.rows;
-        ok.add(run.id);
-      }
-    }
-    return { rows: ok.size > 0 ? cur : rows, result: ok };
-  });
-  for (const { run, row } of fired) {
-    const entry: DispatchEntry = { ...entryOf(run), delivered: true, text: row.text, fact: { ...(row.fact ?? {}), ...fact } };
-    if (!applied.has(run.id)) entry.recorded = false;
-    entries.push(entry);
-  }
-}
-
-/** The job's deadline counts from the claim on the machine's clock, so a --now claim is translated back to it. */
-function realTimeRun(ctx: Context, run: ClaimedRun): ClaimedRun {
-  const offset = ctx.clock().getTime() - Date.now();
-  return { ...run, firedAt: new Date(Date.parse(run.firedAt) - offset).toISOString() };
-}
-
-async function runClaimedCommands(ctx: Context, claimed: readonly ClaimedRun[], live: Set<string>, entries: DispatchEntry[], signal: AbortSignal): Promise<void> {
-  if (claimed.length === 0) return;
-  const snap = await ctx.store.commands.read();
-  const byId = new Map<string, CommandRow>(snap.rows.map((r) => [r.id, r]));
-  const writer = new FactWriter(ctx.store.commands);
-  const runs = claimed.map(async (run) => {
-    const row = byId.get(run.id);
-    if (!row || row.claim?.token !== run.token) return;
-    live.add(run.token);
-    let fact: Fact;
-    try {
-      fact = await fireCommandRow(row, realTimeRun(ctx, run), { storeDir: ctx.storeDir, env: ctx.env, store: ctx.store, signal });
-    } catch (e) {
-      fact = { error: e instanceof Error ? e.message : String(e) };
-    }
-    let recorded: boolean;
-    try {
-      recorded = await writer.record(run.id, run.token, fact);
-    } finally {
-      live.delete(run.token);
-    }
-    // A result that arrives after the row was removed leaves nothing behind.
-    if (!recorded) await removeJobArtifacts(ctx.storeDir, run.id);
-    const merged: Fact = { ...(row.fact ?? {}), ...fact };
-    const entry: DispatchEntry = { ...entryOf(run), fact: merged };
-    if (!recorded) entry.recorded = false;
-    entries.push(entry);
-    if (!ctx.json) ctx.out(`Command ${row.id} \`${row.command}\`: ${factSummary(merged)}${recorded ? '' : ' (the row was removed meanwhile; nothing kept)'}\n`);
-  });
-  const settled = await Promise.allSettled(runs);
-  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-  if (failed) throw failed.reason;
+  if (failure !== undefined) throw failure;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -473,8 +344,11 @@ interface QuarantineEntry {
 interface WakeCounts {
   total: number;
   pending: number;
+  held: number;
+  delivering: number;
   fired: number;
   missed: number;
+  cancelled: number;
   /** The earliest pending timer (or triggered wake), UTC ISO; null when none. */
   nextTimerAt: string | null;
 }
@@ -484,8 +358,11 @@ function wakeCounts(rows: readonly WakeRow[]): WakeCounts {
   return {
     total: rows.length,
     pending: rows.filter((r) => r.status === 'pending').length,
+    held: rows.filter((r) => r.status === 'held').length,
+    delivering: rows.filter((r) => r.status === 'delivering').length,
     fired: rows.filter((r) => r.status === 'fired').length,
     missed: rows.filter((r) => r.status === 'missed').length,
+    cancelled: rows.filter((r) => r.status === 'cancelled').length,
     nextTimerAt: next === null ? null : next.toISOString(),
   };
 }
@@ -542,7 +419,7 @@ export async function doctor(ctx: Context): Promise<void> {
   );
   lines.push(`Rows: ${reminders.rows.length} reminder${reminders.rows.length === 1 ? '' : 's'}, ${commands.rows.length} command${commands.rows.length === 1 ? '' : 's'}, ${wakes.total} wake${wakes.total === 1 ? '' : 's'}`);
   const nextWake = wakes.nextTimerAt === null ? '' : `; next timer ${describeInstant(new Date(wakes.nextTimerAt), ctx.tz, now)}`;
-  lines.push(`Wakes: ${wakes.pending} pending, ${wakes.fired} fired, ${wakes.missed} missed${nextWake} (fired only by the extension)`);
+  lines.push(`Wakes: ${wakes.pending} pending, ${wakes.held} held, ${wakes.delivering} delivering, ${wakes.fired} fired, ${wakes.missed} missed, ${wakes.cancelled} cancelled${nextWake} (fired only by the extension)`);
   if (quarantined.length === 0) lines.push('Quarantined: none');
   else {
     lines.push(`Quarantined: ${quarantined.length} row${quarantined.length === 1 ? '' : 's'}`);
@@ -588,7 +465,7 @@ export async function wakeAdd(ctx: Context): Promise<void> {
   const parsed = parseWakeInput(input, { now, tz: ctx.tz, fieldNames: CLI_WAKE_FIELDS });
   // A call with only a cancel token cancels in the tool; on the CLI that is 'wake cancel K'.
   if (parsed.kind === 'cancel') throw new InputError('text', `is missing: give --text T; to cancel, use 'life-thread wake cancel ${parsed.cancelToken}'`);
-  const row = await wakeStore(ctx).add(parsed, { now });
+  const row = await wakeStore(ctx).add(parsed, { now, owner: ownerOf(cliHolder(), { kind: 'cli', cwd: ctx.cwd }) });
   if (ctx.json) return emitJson(ctx, row);
   const thread = row.threadId === undefined ? '' : ` in thread ${row.threadId}`;
   const token = row.cancelToken === undefined ? '' : `; cancel with 'life-thread wake cancel ${row.cancelToken}'`;
@@ -600,7 +477,7 @@ function wakeLine(row: WakeRow, tz: string, now: Date): string {
   const extra = [row.threadId === undefined ? '' : `thread ${row.threadId}`, row.cancelToken === undefined ? '' : `cancel token ${row.cancelToken}`].filter((s) => s !== '').join(', ');
   const f = row.fact;
   const fact = f === undefined ? '' : `\n    last: ${[f.jobStatus ? `job ${f.jobStatus}${f.exitCode !== undefined && f.exitCode !== null ? ` (exit ${f.exitCode})` : ''}` : '', f.delivered === true ? `delivered${f.via ? ` via ${f.via}` : ''}` : f.delivered === false ? 'not delivered' : '', f.summary ?? '', f.error ?? ''].filter((s) => s !== '').join(', ')}`;
-  return `${row.id}  ${row.claim ? 'delivering' : row.status}  ${row.when}  ${describeWake(row, now, tz)}\n    ${what}${extra === '' ? '' : `\n    ${extra}`}${fact}`;
+  return `${row.id}  ${row.status}${row.heldReason ? ` (${row.heldReason})` : ''}  ${row.when}  ${describeWake(row, now, tz)}\n    ${what}${extra === '' ? '' : `\n    ${extra}`}${fact}`;
 }
 
 function clipLine(s: string, max: number): string {

@@ -2,8 +2,9 @@
  * What the CLI says to a person: usage, one line per row, facts in words. Every answer that shows a
  * time names the zone it was shown in.
  */
+import { missedRunsWords } from '../core/rowView';
 import type { CommandRow, Fact, ScheduleRow } from '../core/schema';
-import { describeInstant, describeSchedule, formatDuration } from '../core/time';
+import { describeInstant, describeSchedule, formatDuration } from '../core/time/describe';
 
 export const USAGE = `life-thread — durable reminders, scheduled commands and wakes from a terminal (Life Thread)
 
@@ -112,7 +113,7 @@ export function factSummary(f: Fact, when?: string): string {
   if (f.interrupted) parts.push('interrupted');
   if (f.durationMs !== undefined) parts.push(`took ${f.durationMs < 1000 ? `${Math.round(f.durationMs)} ms` : formatDuration(f.durationMs / 1000)}`);
   if (f.lateMs !== undefined && f.lateMs >= 1000) parts.push(`${formatDuration(f.lateMs / 1000)} late`);
-  if (f.missedRuns) parts.push(`${f.missedRuns} missed run${f.missedRuns === 1 ? '' : 's'}`);
+  if (f.missedRuns) parts.push(missedRunsWords(f));
   if (f.error) parts.push(clip(f.error, 160));
   const what = parts.length > 0 ? parts.join(', ') : 'fired';
   return when === undefined ? what : `${what} (fired ${when})`;

@@ -4,7 +4,8 @@
  */
 import * as path from 'node:path';
 import { InputError } from '../core/errors';
-import { systemZone, validateZone } from '../core/time';
+import { checkClock } from '../core/time/limits';
+import { systemZone, validateZone } from '../core/time/zone';
 import { ScheduleStore } from '../node/schedule';
 import { StoreError } from '../node/store';
 import { version } from '../../package.json';
@@ -125,7 +126,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv, cwd:
     const storeDir = resolveStore(args, env, cwd);
     const rawNow = valueOf(args, 'now');
     // --now stops the clock at that instant, so answers computed from it are exact.
-    const fixed = rawNow === undefined ? undefined : parseNow(rawNow);
+    const fixed = rawNow === undefined ? undefined : checkClock(parseNow(rawNow), new Date());
     const clock = (): Date => (fixed === undefined ? new Date() : new Date(fixed.getTime()));
     const { tz, source } = resolveZone(args, env);
     const store = new ScheduleStore({ dir: storeDir, lockWaitMs: lockWaitFromEnv(env) });
@@ -151,18 +152,4 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv, cwd:
     report(io, json, 'internal', `unexpected error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
     return 1;
   }
-}
-
-if (require.main === module) {
-  // A reader that went away (`| head`) is not an error of ours.
-  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-    if (e.code !== 'EPIPE') throw e;
-  });
-  void main(process.argv.slice(2), process.env, process.cwd(), {
-    stdout: (t) => void process.stdout.write(t),
-    stderr: (t) => void process.stderr.write(t),
-  }).then((code) => {
-    // exitCode, not exit(): a large JSON answer on a pipe must drain first.
-    process.exitCode = code;
-  });
 }

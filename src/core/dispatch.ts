@@ -3,19 +3,16 @@
  * in. The store applies them under its lock; a second fire is impossible because a claim is one
  * transition `pending → fired` (or a recurring row's advance) written atomically with its token.
  */
-import type { Claim, CommandRow, Fact, ReminderRow, ScheduleRow } from './schema';
-import { missedRunsBetween, nextRunAfter } from './time';
+import { deadClaimReason, HEARTBEAT_STALE_MS, mayFire, newClaim, refreshHeartbeats, type Holder, type Liveness } from './claim';
+import type { CommandRow, Fact, ReminderRow, ScheduleRow } from './schema';
+import { missedRunsBetween, nextRunAfter } from './time/runs';
+
+export type { Holder, Liveness };
 
 export type RowKindOf<R extends ScheduleRow> = R extends CommandRow ? 'command' : 'reminder';
 
 export function kindOf(row: ScheduleRow): 'reminder' | 'command' {
   return row.id.startsWith('c-') ? 'command' : 'reminder';
-}
-
-export interface Holder {
-  pid: number;
-  /** A window (its VS Code session id) or 'cli'. */
-  window: string;
 }
 
 export interface PassOptions {
@@ -30,9 +27,13 @@ export interface PassOptions {
   ownLiveTokens?: ReadonlySet<string>;
   /** Fired or missed one-shot reminders are kept this long for List, then cleaned. */
   retentionMs?: number;
+  /** Tells whether a claim's holder still runs (the process on this host); else its heartbeat decides. */
+  alive?: Liveness;
+  /** The dispatcher's workspace folders (a window's), or undefined for the CLI: reminders owned by a workspace fire only there. */
+  folders?: readonly string[];
 }
 
-export const HEARTBEAT_STALE_MS = 120_000;
+export { HEARTBEAT_STALE_MS };
 export const RETENTION_MS = 24 * 3600_000;
 
 /** A row taken by this pass: the caller fires it after re-reading that `token` is still on the row. */
@@ -77,7 +78,6 @@ function interruptedFact(row: ScheduleRow, reason: string): Fact {
 export function duePass<R extends ScheduleRow>(rows: readonly R[], opts: PassOptions): PassResult<R> {
   const now = opts.now;
   const nowMs = now.getTime();
-  const staleMs = opts.heartbeatStaleMs ?? HEARTBEAT_STALE_MS;
   const retention = opts.retentionMs ?? RETENTION_MS;
   const out: R[] = [];
   const result: PassResult<R> = { rows: out, claimed: [], missed: [], interrupted: [], cleaned: [], changed: false };
@@ -97,16 +97,8 @@ export function duePass<R extends ScheduleRow>(rows: readonly R[], opts: PassOpt
     }
 
     if (row.claim) {
-      const claim = row.claim;
-      const mine = claim.pid === opts.holder.pid && claim.window === opts.holder.window;
-      // A run this holder knows it still has in flight is alive whatever its heartbeat says (e.g. after sleep).
-      const liveMine = mine && opts.ownLiveTokens !== undefined && opts.ownLiveTokens.has(claim.token);
-      const deadByHeartbeat = !liveMine && nowMs - Date.parse(claim.heartbeatAt) > staleMs;
-      const deadMine = mine && opts.ownLiveTokens !== undefined && !liveMine;
-      if (deadByHeartbeat || deadMine) {
-        const reason = deadMine
-          ? 'this window restarted before the run recorded a fact'
-          : `the ${claim.window === 'cli' ? 'CLI process' : 'window'} running it (pid ${claim.pid}) stopped before recording a fact`;
+      const reason = deadClaimReason(row.claim, now, { holder: opts.holder, ownLiveTokens: opts.ownLiveTokens, alive: opts.alive, staleMs: opts.heartbeatStaleMs });
+      if (reason !== undefined) {
         const { claim: _dropped, ...rest } = row;
         row = { ...rest, fact: interruptedFact(row, reason) } as R;
         if (kind === 'command') delete (row as CommandRow).runningTimeoutMinutes;
@@ -115,6 +107,12 @@ export function duePass<R extends ScheduleRow>(rows: readonly R[], opts: PassOpt
       }
       out.push(row);
       continue; // a running row is never claimed again until its fact is written
+    }
+
+    // A reminder of a workspace waits for a window of that workspace (design §9 "Ownership").
+    if (kind === 'reminder' && !mayFire(row.owner, opts.folders)) {
+      out.push(row);
+      continue;
     }
 
     if (row.status !== 'pending' || row.nextRunAt === null) {
@@ -131,19 +129,23 @@ export function duePass<R extends ScheduleRow>(rows: readonly R[], opts: PassOpt
     const recurring = row.schedule.kind !== 'once';
     let scheduledFor = new Date(due);
     let missedRuns = 0;
+    let missedRunsCapped = false;
     if (recurring) {
-      const span = missedRunsBetween(row.schedule, new Date(due - 1), now, 100_000);
+      // missedRuns is exact up to 1,000 (the run taken now is the 1,001st), then capped and marked.
+      const span = missedRunsBetween(row.schedule, new Date(due - 1), now, 1001);
       if (span.latest && span.latest.getTime() >= due) {
         scheduledFor = span.latest;
         missedRuns = Math.max(0, span.count - 1);
+        missedRunsCapped = span.capped;
       }
     }
+    const capped: Pick<Fact, 'missedRunsCapped'> = missedRunsCapped ? { missedRunsCapped: true } : {};
     const lateMs = nowMs - scheduledFor.getTime();
     const next = recurring ? nextRunAfter(row.schedule, now) : null;
     const limit = opts.maxLatenessMs[kind];
 
     if (lateMs > limit) {
-      const fact: Fact = { ...(row.fact ?? {}), lateMs, missedRuns: (row.fact?.missedRuns ?? 0) + missedRuns + 1 };
+      const fact: Fact = { ...(row.fact ?? {}), lateMs, missedRuns: (row.fact?.missedRuns ?? 0) + missedRuns + 1, ...capped };
       if (!recurring) {
         row = { ...row, status: 'missed', nextRunAt: null, firedAt: iso(now), fact: { lateMs, missedRuns: 1, error: `missed: ${formatLate(lateMs)} late, past the ${formatLate(limit)} catch-up limit` } } as R;
       } else {
@@ -156,8 +158,8 @@ export function duePass<R extends ScheduleRow>(rows: readonly R[], opts: PassOpt
     }
 
     const token = opts.newToken();
-    const claim: Claim = { token, pid: opts.holder.pid, window: opts.holder.window, heartbeatAt: iso(now), scheduledFor: iso(scheduledFor) };
-    const fact: Fact = missedRuns > 0 ? { lateMs, missedRuns } : { lateMs };
+    const claim = newClaim(opts.holder, token, now, scheduledFor);
+    const fact: Fact = missedRuns > 0 ? { lateMs, missedRuns, ...capped } : { lateMs };
     const claimed = {
       ...row,
       status: recurring && next ? 'pending' : 'fired',
@@ -194,13 +196,7 @@ export function recordFact<R extends ScheduleRow>(rows: readonly R[], id: string
 
 /** Refreshes the heartbeat of runs this holder still has in flight. */
 export function heartbeat<R extends ScheduleRow>(rows: readonly R[], tokens: ReadonlySet<string>, now: Date): { rows: R[]; changed: boolean } {
-  let changed = false;
-  const out = rows.map((row) => {
-    if (!row.claim || !tokens.has(row.claim.token)) return row;
-    changed = true;
-    return { ...row, claim: { ...row.claim, heartbeatAt: iso(now) } } as R;
-  });
-  return { rows: out, changed };
+  return refreshHeartbeats(rows, tokens, now);
 }
 
 /** The earliest instant a pass has work: a due row, or a running row whose holder may go stale. */

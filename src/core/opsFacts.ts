@@ -13,7 +13,7 @@
  *
  * Rows come in as plain objects with only the fields read here, so the store's own row types can grow.
  */
-import { describeInstant } from './time';
+import { describeInstant } from './time/describe';
 
 export interface FactLike {
   exitCode?: number | null;

@@ -2,19 +2,25 @@
 import type { RowView } from '../shared/protocol';
 import { formatLate } from './dispatch';
 import type { CommandRow, Fact, ReminderRow, ScheduleRow } from './schema';
-import { describeInstant, describeSchedule } from './time';
+import { describeInstant, describeSchedule } from './time/describe';
+
+/** "3 missed runs"; "1000 or more missed runs" when the count stopped at its cap. */
+export function missedRunsWords(f: Pick<Fact, 'missedRuns' | 'missedRunsCapped'>): string {
+  const n = f.missedRuns ?? 0;
+  return `${n}${f.missedRunsCapped ? ' or more' : ''} missed run${n === 1 && !f.missedRunsCapped ? '' : 's'}`;
+}
 
 export function factLine(row: ScheduleRow, now: Date): { text: string; tone: RowView['factTone'] } {
   if (row.claim) return { text: `running since ${describeInstant(new Date(row.firedAt ?? row.claim.heartbeatAt), row.tz, now)}`, tone: 'running' };
   const f: Fact | undefined = row.fact;
   if (f && row.firedAt === undefined && f.missedRuns) {
     // A recurring row that missed runs past the catch-up limit before it ever ran.
-    return { text: `${f.missedRuns} missed run${f.missedRuns === 1 ? '' : 's'} (past the catch-up limit, not run)`, tone: 'error' };
+    return { text: `${missedRunsWords(f)} (past the catch-up limit, not run)`, tone: 'error' };
   }
   if (!f || row.firedAt === undefined) return { text: '', tone: 'none' };
   const at = describeInstant(new Date(row.firedAt), row.tz, now);
   const late = f.lateMs !== undefined && f.lateMs >= 60_000 ? `, ${formatLate(f.lateMs)} late` : '';
-  const missed = f.missedRuns ? `, ${f.missedRuns} missed run${f.missedRuns === 1 ? '' : 's'}` : '';
+  const missed = f.missedRuns ? `, ${missedRunsWords(f)}` : '';
   if (row.status === 'missed') return { text: `missed (${f.error ?? 'past the catch-up limit'})`, tone: 'error' };
   if ('command' in row) {
     if (f.interrupted) return { text: `interrupted at ${at}: ${f.error ?? ''}`.trim(), tone: 'error' };

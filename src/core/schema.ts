@@ -29,15 +29,30 @@ export const factSchema = z
     durationMs: z.number().nonnegative().optional(),
     lateMs: z.number().nonnegative().optional(),
     missedRuns: z.number().int().nonnegative().optional(),
+    /** missedRuns is exact up to 1,000; past that it stops counting and says so. */
+    missedRunsCapped: z.boolean().optional(),
+    /** A reminder's delivered text: the agent's final answer, or the reminder as written (≤ 8,000, cut marked). */
+    answer: z.string().max(8000).optional(),
   })
   .strict();
 export type Fact = z.infer<typeof factSchema>;
 
-/** Who holds a running row: a random token re-read before anything runs, and a heartbeat. */
+/** Longest `fact.answer` kept; a longer answer is cut and the cut marked. */
+export const ANSWER_MAX = 8000;
+
+/** A process as a claim or an owner names it: pid, and on Linux its host, boot and start time (README "Liveness"). */
+const processFields = {
+  pid: z.number().int().nonnegative(),
+  host: z.string().min(1).max(255).optional(),
+  boot: z.string().max(64).optional(),
+  start: z.string().max(32).optional(),
+};
+
+/** Who holds a running row: a random token re-read before anything runs, the process, and a heartbeat. */
 export const claimSchema = z
   .object({
     token: z.string().min(8).max(64),
-    pid: z.number().int().nonnegative(),
+    ...processFields,
     window: z.string().max(80),
     heartbeatAt: isoInstant,
     scheduledFor: isoInstant,
@@ -47,6 +62,23 @@ export type Claim = z.infer<typeof claimSchema>;
 
 export const rowStatus = z.enum(['pending', 'fired', 'missed']);
 export type RowStatus = z.infer<typeof rowStatus>;
+
+/**
+ * Who set a row (design §9 "Ownership"): a window of a workspace (its folder URIs), the CLI, or an MCP
+ * client. Reminders and wakes with `folders` fire only in a window that has one of them open.
+ */
+export const ownerSchema = z
+  .object({
+    kind: z.enum(['window', 'cli', 'mcp']),
+    folders: z.array(z.string().min(1).max(4096)).max(64).optional(),
+    window: z.string().min(1).max(80).optional(),
+    ...processFields,
+    pid: processFields.pid.optional(),
+    client: z.string().min(1).max(200).optional(),
+    cwd: z.string().min(1).max(4096).optional(),
+  })
+  .strict();
+export type Owner = z.infer<typeof ownerSchema>;
 
 export const destinationSchema = z
   .object({ threadId: z.string().max(200).optional(), folder: z.string().max(4096).optional() })
@@ -65,6 +97,7 @@ const baseRow = {
   claim: claimSchema.optional(),
   createdAt: isoInstant,
   destination: destinationSchema.optional(),
+  owner: ownerSchema.optional(),
 };
 
 export const reminderRowSchema = z

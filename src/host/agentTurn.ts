@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { setting } from './settings';
+import { realModels } from './offlineModel';
 
 /** A tool as a turn sees it: its schema for the model and how to run it. */
 export interface TurnTool {
@@ -100,12 +101,12 @@ export async function pickModel(): Promise<{ model?: vscode.LanguageModelChat; r
   if (wanted) {
     const slash = wanted.indexOf('/');
     const selector = slash > 0 ? { vendor: wanted.slice(0, slash), id: wanted.slice(slash + 1) } : { id: wanted };
-    const found = await vscode.lm.selectChatModels(selector);
+    const found = await realModels(selector);
     if (found[0]) return { model: found[0] };
-    const all = await vscode.lm.selectChatModels();
+    const all = await realModels();
     if (!all[0]) return { reason: `no language model is available (lifeThread.model is "${wanted}")` };
     return { model: all[0], reason: `lifeThread.model "${wanted}" is not available; used ${all[0].vendor}/${all[0].id}` };
   }
-  const all = await vscode.lm.selectChatModels();
+  const all = await realModels();
   return all[0] ? { model: all[0] } : { reason: 'no language model is available (install Copilot, or set lifeThread.openai.baseUrl for an OpenAI-compatible endpoint)' };
 }

@@ -5,9 +5,10 @@ import { DispatchLoop } from '../node/dispatchLoop';
 import type { Firer, FiredOutcome } from '../node/fire';
 import type { ScheduleStore } from '../node/schedule';
 import { StoreError, PULSE_FILE } from '../node/store';
+import { processLiveness } from '../node/liveness';
 
 export const HEALTHY_WITHIN_MS = 120_000;
-const WATCHED = new Set(['reminders.json', 'schedule-commands.json', 'wakes.json']);
+const WATCHED = new Set(['reminders.json', 'schedule-commands.json', 'wakes.json', 'feed.json']);
 
 export interface DispatcherOptions {
   store: ScheduleStore;
@@ -36,6 +37,9 @@ export class Dispatcher implements vscode.Disposable {
   private readonly _onDidChange = new vscode.EventEmitter<void>();
   readonly onDidChange = this._onDidChange.event;
   private readonly _onDidFire = new vscode.EventEmitter<FiredOutcome>();
+  private readonly _onDidChangeFile = new vscode.EventEmitter<string>();
+  /** A table or the feed changed on disk (another window, the CLI, or this one). */
+  readonly onDidChangeFile = this._onDidChangeFile.event;
   readonly onDidFire = this._onDidFire.event;
   private lastErrorShown: string | null = null;
 
@@ -46,6 +50,8 @@ export class Dispatcher implements vscode.Disposable {
       firer: opts.firer,
       holder: opts.holder,
       limits: opts.limits,
+      alive: processLiveness,
+      folders: () => (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.toString()),
       onPass: (outcome) => {
         this.lastErrorShown = null;
         for (const m of [...outcome.reminders.missed, ...outcome.commands.missed]) log.warn(`${m.id} missed its run of ${m.scheduledFor} (${Math.round(m.lateMs / 60000)} min late)`);
@@ -104,6 +110,7 @@ export class Dispatcher implements vscode.Disposable {
         const name = filename?.toString();
         // Never our own pulse file: touching it every pass would wake us in a loop.
         if (!name || name === PULSE_FILE || !WATCHED.has(name)) return;
+        this._onDidChangeFile.fire(name);
         if (this.debounce) clearTimeout(this.debounce);
         this.debounce = setTimeout(() => this.loop.requestPass(), 30);
       });
@@ -119,5 +126,6 @@ export class Dispatcher implements vscode.Disposable {
     this.watcher?.close();
     this._onDidChange.dispose();
     this._onDidFire.dispose();
+    this._onDidChangeFile.dispose();
   }
 }

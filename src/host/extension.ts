@@ -25,6 +25,8 @@ import { WakeFeature } from './wakeFeature';
 import { registerWakeSurfaces } from './wakeCommands';
 import { CommandJobs } from './jobs';
 import { ScheduleStore } from '../node/schedule';
+import { FeedFeature } from './feedFeature';
+import { join } from 'node:path';
 
 /** What the extension exports to other extensions and to its own host tests. */
 export interface LifeThreadApi {
@@ -43,6 +45,7 @@ export interface LifeThreadApi {
   readonly desk: HostDesk;
   readonly continuity: Continuity;
   readonly wakes: WakeFeature;
+  readonly feed: FeedFeature;
   /** Resolves when the dispatcher, the terminals' environment and the wake sources are running. */
   readonly ready: Promise<void>;
   /** What the webview's requests run (the panel's Approve, an anchor's click): the same function the webview bridge calls. */
@@ -70,18 +73,27 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
   );
 
   const store = new ScheduleStore({ dir: storeDir });
-  const jobs = new CommandJobs(store, model, log);
-  const reminderTurns = new ReminderTurns(model, log, (d) => openDelivered(d));
+  const feed = new FeedFeature(storeDir, model, log);
+  const jobs = new CommandJobs(store, feed, log);
+  const reminderTurns = new ReminderTurns(feed, log, (d) => openDelivered(d));
   context.subscriptions.push(reminderTurns);
   // The firing seam: a reminder runs as an agent turn, a command row as a job.
   const firer: Firer = { reminder: reminderTurns.deliver, command: jobs.run };
   const schedule = new ScheduleFeature(context, store, model, doctor, firer, log);
-  context.subscriptions.push(schedule, jobs, schedule.dispatcher.onDidFire((outcome) => void jobs.settle(outcome)));
+  context.subscriptions.push(
+    schedule,
+    jobs,
+    schedule.dispatcher.onDidFire((outcome) => void jobs.settle(outcome)),
+    schedule.dispatcher.onDidChangeFile((name) => {
+      if (name === 'feed.json') void feed.refresh();
+      if (name === 'wakes.json') late.wakes?.refreshView();
+    }),
+  );
   registerScheduleCommands(context, schedule);
   registerScheduleTools(context, schedule);
 
   // Features created after the views; the webview's requests reach them through here.
-  const late: { continuity?: Continuity; lander?: Lander } = {};
+  const late: { continuity?: Continuity; lander?: Lander; wakes?: WakeFeature } = {};
   const need = <T>(v: T | undefined, what: string): T => {
     if (!v) throw new Error(`${what} is not ready yet`);
     return v;
@@ -105,6 +117,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
       case 'move':
         return moveRow(schedule, req.params.id);
       case 'remove':
+        if (req.params.id.startsWith('w-')) {
+          await need(late.wakes, 'wakes').cancel(req.params.id);
+          return;
+        }
         return removeRow(schedule, req.params.id);
       case 'showLog':
         return showLog(schedule, req.params.id);
@@ -154,18 +170,19 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
   continuity.register();
   late.continuity = continuity;
   chat.recorder = { topic: (request) => topicOfTurn(request) ?? continuity.currentTopic(), record: (t, messages) => continuity.record(t, messages), mint: () => Continuity.mint() };
-  registerLifeAgent(chat, { afterTurn, doctor, reminders: reminderTurns, continuity, pendingPulses: () => hookRef.wakes?.pendingForNextTurn.splice(0) ?? [] });
+  registerLifeAgent(chat, { afterTurn, doctor, store, continuity, wakes: () => hookRef.wakes });
 
 
   const desk = new HostDesk(context, storeDir, log);
-  const lander = new Lander(context, log, model, panel, desk);
+  const lander = new Lander(context, log, model, panel, desk, [join(storeDir, 'evidence'), join(storeDir, 'logs')]);
   late.lander = lander;
   context.subscriptions.push(lander);
   registerLanding(context, lander);
   doctor.addSection('Desk (CDP browser)', () => desk.doctorSection());
 
-  const wakes = new WakeFeature(context, storeDir, model, lander, desk, schedule, continuity, log);
+  const wakes = new WakeFeature(context, storeDir, model, lander, schedule, continuity, feed, log);
   hookRef.wakes = wakes;
+  late.wakes = wakes;
   context.subscriptions.push(
     wakes,
     jobs.onDidEndJob((e) => wakes.triggers.commandEnded({ source: 'command', jobId: e.id, exitCode: e.exitCode ?? undefined, endedAt: e.endedAt, logPath: e.logPath })),
@@ -176,12 +193,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
   doctor.addSection('Wakes', () => wakes.doctorSection());
   // Registration is done; the first pass, the terminals' environment and the wake sources start after
   // activate() returns, so the host is not held up. `ready` resolves when they run.
-  const ready = Promise.all([settled, schedule.start(), wakes.start()]).then(() => undefined);
+  const ready = Promise.all([settled, schedule.start(), wakes.start(), feed.refresh()]).then(() => undefined);
   ready.catch((err: unknown) => log.error(`start: ${String(err)}`));
 
   const activationMs = performance.now() - t0;
   log.info(`activated in ${activationMs.toFixed(1)} ms; store ${storeDir}`);
-  return { activatedAt: Date.now(), activationMs, storeDir, model, doctor, panel, schedule, jobs, reminderTurns, afterTurn, lander, desk, continuity, wakes, ready, webviewRequest: handle };
+  return { activatedAt: Date.now(), activationMs, storeDir, model, doctor, panel, schedule, jobs, reminderTurns, afterTurn, lander, desk, continuity, wakes, feed, ready, webviewRequest: handle };
 }
 
 /** "Open in Chat" for a delivered reminder: a new @life chat shows it; without a model, a read-only document. */

@@ -6,7 +6,7 @@ import { settleCommandRun } from '../node/alerts';
 import type { FiredOutcome } from '../node/fire';
 import { fireCommandRow, logPath, readLog } from '../node/jobs';
 import type { ScheduleStore } from '../node/schedule';
-import type { ViewModel } from './viewModel';
+import type { FeedFeature } from './feedFeature';
 
 /** A job's end, published for the wake (job.done): id, status, exit code, summary, and where its log is. */
 export interface JobEnd {
@@ -46,7 +46,7 @@ export class CommandJobs implements vscode.Disposable {
 
   constructor(
     private readonly store: ScheduleStore,
-    private readonly model: ViewModel,
+    private readonly feed: FeedFeature,
     private readonly log: vscode.LogOutputChannel,
   ) {}
 
@@ -80,12 +80,12 @@ export class CommandJobs implements vscode.Disposable {
     if (notice.kind === 'alert') {
       this.alertsShown.push(notice.text);
       this.log.warn(notice.text);
-      this.model.pushFeed({ id: `${outcome.id}@${outcome.firedAt}`, at, title: `Command ${outcome.id} failed`, body: notice.text, tone: 'error' });
+      void this.feed.push({ id: `${outcome.id}@${outcome.firedAt}`, at, kind: 'command', ref: outcome.id, title: `Command ${outcome.id} failed`, body: notice.text, tone: 'error' });
       void vscode.window.showErrorMessage(notice.text.split('\n')[0] ?? notice.text, 'Show log').then((pick) => {
         if (pick) void vscode.window.showTextDocument(vscode.Uri.file(logPath(store.dir, outcome.id)));
       });
     } else {
-      this.model.pushFeed({ id: `${outcome.id}@${outcome.firedAt}`, at, title: `Command ${outcome.id} recovered`, body: notice.text, tone: 'info' });
+      void this.feed.push({ id: `${outcome.id}@${outcome.firedAt}`, at, kind: 'command', ref: outcome.id, title: `Command ${outcome.id} recovered`, body: notice.text, tone: 'ok' });
       void vscode.window.showInformationMessage(notice.text);
     }
   }

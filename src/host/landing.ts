@@ -77,6 +77,8 @@ export class Lander {
     private readonly model: ViewModel,
     private readonly panel: LifeThreadPanel,
     private readonly desk: DeskPort | undefined,
+    /** Folders Life Thread writes itself (the store's evidence and logs): landings may open files there. */
+    private readonly ownDirs: readonly string[] = [],
   ) {}
 
   get uriSchemes(): string[] {
@@ -137,7 +139,7 @@ export class Lander {
 
   /** `trusted`: a path Life Thread recorded itself (evidence, a job's log), not one taken from a link. */
   async openFile(path: string, startLine?: number, endLine?: number, trusted = false): Promise<LandResult> {
-    if (!trusted && !isInsideFolders(path, folders())) {
+    if (!trusted && !isInsideFolders(path, folders()) && !isInsideFolders(path, this.ownDirs)) {
       await this.offerFolder({ kind: 'deep_link', uri: `file://${path}${startLine ? `#L${startLine}${endLine && endLine !== startLine ? `-L${endLine}` : ''}` : ''}` }, path);
       throw new InputError('uri', `${path} is outside the open workspace folders; a landing only opens places inside them`);
     }

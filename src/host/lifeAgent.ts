@@ -3,12 +3,17 @@ import { registeredTool, runAgentTurn, type TurnTool } from './agentTurn';
 import type { LifeChat } from './chat';
 import type { AfterTurn } from './afterTurn';
 import type { Doctor } from './doctor';
-import type { ReminderTurns } from './reminderTurn';
 import type { Continuity } from './continuity';
 import { COMMANDS } from '../shared/commands';
 import { draftSummary } from '../core/topicView';
 import { setting } from './settings';
 import { ownerZone } from './scheduleFeature';
+import type { ScheduleStore } from '../node/schedule';
+import type { WakeFeature } from './wakeFeature';
+import { isOfflineModel, OFFLINE_MODEL_NAME, realModels } from './offlineModel';
+import { describeInstant } from '../core/time/describe';
+import { pulseEventOfRow } from '../core/wake/pulse';
+import type { WakeRow } from '../core/wake/row';
 
 const AGENT_PREAMBLE = [
   'You are @life, the Life Thread agent in VS Code. You help the user with their work and you can sleep on long jobs:',
@@ -33,25 +38,54 @@ function toolsFor(request: vscode.ChatRequest, only?: string[]): TurnTool[] {
   return vscode.lm.tools.filter((t) => (only ? only.includes(t.name) : true)).map((t) => registeredTool(t, request.toolInvocationToken));
 }
 
-/** `@life`: a tool-loop agent on `request.model`, plus the slash commands that need no model of their own. */
-export function registerLifeAgent(chat: LifeChat, deps: { afterTurn: AfterTurn; doctor: Doctor; reminders: ReminderTurns; continuity: Continuity; pendingPulses: () => string[] }): void {
+/**
+ * The model `@life` answers with (design §9): `lifeThread.model` when set and present, else the
+ * request's model unless it is the offline responder, else the first other model; the offline
+ * responder only when there is no other.
+ */
+export async function chooseModel(request: vscode.ChatRequest): Promise<vscode.LanguageModelChat> {
+  const wanted = setting('model', '').trim();
+  if (wanted) {
+    const slash = wanted.indexOf('/');
+    const found = await realModels(slash > 0 ? { vendor: wanted.slice(0, slash), id: wanted.slice(slash + 1) } : { id: wanted });
+    if (found[0]) return found[0];
+  }
+  if (!isOfflineModel(request.model)) return request.model;
+  return (await realModels())[0] ?? request.model;
+}
+
+/** How to connect a model, with buttons: what `@life` says when only the offline responder is there. */
+export function connectModelHelp(stream: vscode.ChatResponseStream, what: string): void {
+  stream.markdown(
+    `${what} needs a language model, and none is connected — \`@life\` is answering with **${OFFLINE_MODEL_NAME}**, which runs the slash commands (\`/doctor\`, \`/remind list\`, \`/remind show r-…\`, \`/schedule list\`, \`/resume\`) and shows wakes.\n\n` +
+      'To talk with an agent: install GitHub Copilot, or point Life Thread at an OpenAI-compatible server (Ollama, llama.cpp, vLLM, OpenAI) with `lifeThread.openai.baseUrl` and `lifeThread.openai.model`, and set its key if it needs one.',
+  );
+  stream.button({ command: 'workbench.action.openSettings', arguments: ['lifeThread.openai'], title: 'Open Model Settings' });
+  stream.button({ command: COMMANDS.setApiKey, title: 'Set API Key…' });
+}
+
+/** `@life`: a tool-loop agent, plus the slash commands that need no model; wake pulses arrive here. */
+export function registerLifeAgent(chat: LifeChat, deps: { afterTurn: AfterTurn; doctor: Doctor; store: ScheduleStore; continuity: Continuity; wakes: () => WakeFeature | undefined }): void {
   /** One agent turn; `withHistory: false` leaves the chat's earlier turns out of the prompt (a Partition sends only its span). */
   const run = async (request: vscode.ChatRequest, context: vscode.ChatContext, stream: vscode.ChatResponseStream, token: vscode.CancellationToken, instruction: string, only?: string[], withHistory = true) => {
+    const model = await chooseModel(request);
+    if (isOfflineModel(model)) {
+      connectModelHelp(stream, request.command ? `\`/${request.command}\` with these words` : 'A free question');
+      return { metadata: { command: request.command ?? 'agent', model: 'offline' } };
+    }
     const outcome = await deps.afterTurn.lastOutcome();
-    const pulses = deps.pendingPulses();
     const preface = [
       AGENT_PREAMBLE,
       `The owner's time zone is ${ownerZone()}; now is ${new Date().toISOString()}.`,
       outcome ? `Last after-turn request: ${outcome}.` : '',
-      pulses.length ? `Wakes that arrived while no turn could start (handle them first):\n${pulses.join('\n\n')}` : '',
       instruction,
     ]
       .filter(Boolean)
       .join('\n');
     const messages = [vscode.LanguageModelChatMessage.User(preface), ...(withHistory ? historyMessages(context) : []), vscode.LanguageModelChatMessage.User(request.prompt)];
-    await offerPartitionUnderPressure(request, messages, stream, token, deps.continuity);
+    await offerPartitionUnderPressure(model, messages, stream, token, deps.continuity);
     const turn = await runAgentTurn({
-      model: request.model,
+      model,
       messages,
       tools: toolsFor(request, only),
       token,
@@ -61,12 +95,41 @@ export function registerLifeAgent(chat: LifeChat, deps: { afterTurn: AfterTurn; 
     return { metadata: { command: request.command ?? 'agent', toolCalls: turn.toolCalls.map((c) => c.name), rounds: turn.rounds } };
   };
 
-  chat.onDefault((request, context, stream, token) => run(request, context, stream, token, ''));
+  chat.onDefault(async (request, context, stream, token) => {
+    // A wake's pulse: the receiver has it now (design §9: delivered means received).
+    const woken = (await deps.wakes()?.received(request.prompt)) ?? [];
+    if (woken.length > 0) return answerWake(request, context, stream, token, woken);
+    return run(request, context, stream, token, '');
+  });
+
+  const answerWake = async (request: vscode.ChatRequest, context: vscode.ChatContext, stream: vscode.ChatResponseStream, token: vscode.CancellationToken, woken: WakeRow[]) => {
+    const model = await chooseModel(request);
+    const ids = woken.map((w) => w.id);
+    if (isOfflineModel(model)) {
+      stream.markdown(`**Woken** (${ids.join(', ')}) — no language model is connected, so here is the wake as it came:\n\n\`\`\`yaml\n${request.prompt}\n\`\`\`\n`);
+      for (const w of woken) {
+        const e = pulseEventOfRow(w);
+        if (e.landing) stream.button({ command: COMMANDS.openLanding, arguments: [e.landing], title: woken.length > 1 ? `Open Landing of ${w.id}` : 'Open Landing' });
+      }
+      stream.button({ command: 'workbench.action.openSettings', arguments: ['lifeThread.openai'], title: 'Connect a Model' });
+      return { metadata: { command: 'wake', wakes: ids, model: 'offline' } };
+    }
+    const result = await run(request, context, stream, token, 'You were woken by a Life Thread wake (the life_wake block below). Continue the line of work it names: look at the result and the landing, then say what you found and do the next step.');
+    return { ...result, metadata: { ...(result.metadata as object), command: 'wake', wakes: ids } };
+  };
+
   chat.on('remind', async (request, context, stream, token) => {
     const show = /^\s*show\s+(r-[\w-]+)\s*$/i.exec(request.prompt);
     if (show?.[1]) {
-      const d = deps.reminders.delivered.get(show[1]);
-      stream.markdown(d ? `**Reminder ${d.id}** (${d.viaTurn ? 'the agent\u2019s answer' : 'as written'}, fired ${d.firedAt}):\n\n${d.text}` : `No delivered reminder ${show[1]} in this window.`);
+      const row = await deps.store.get(show[1]);
+      if (!row || 'command' in row) {
+        stream.markdown(`There is no reminder ${show[1]} (reminders are kept 24 h after they fire).`);
+      } else if (!row.fact?.answer) {
+        stream.markdown(`**Reminder ${row.id}** has not been delivered yet: ${row.nextRunAt ? `it is due ${describeInstant(new Date(row.nextRunAt), ownerZone(), new Date())}` : row.status}.\n\n> ${row.text}`);
+      } else {
+        const how = row.fact.error ? `as written — ${row.fact.error}` : 'the agent\u2019s answer';
+        stream.markdown(`**Reminder ${row.id}** (${how}; fired ${row.firedAt ? describeInstant(new Date(row.firedAt), ownerZone(), new Date()) : ''}):\n\n${row.fact.answer}`);
+      }
       return { metadata: { command: 'remind', shown: show[1] } };
     }
     return run(request, context, stream, token, 'The user is managing reminders: use lifethread_remind (add, list, remove). A reminder\u2019s text is the prompt you will run at the due time.', ['lifethread_remind']);
@@ -79,6 +142,11 @@ export function registerLifeAgent(chat: LifeChat, deps: { afterTurn: AfterTurn; 
     const approve = /^approve(?:\s+(\S+))?$/i.exec(args);
     if (approve) return approveInChat(deps.continuity, stream, approve[1]);
     const topic = args || deps.continuity.currentTopic();
+    // Without a model nothing can fill the decisions: say how to connect one and write nothing.
+    if (isOfflineModel(await chooseModel(request))) {
+      connectModelHelp(stream, '`/partition`');
+      return { metadata: { command: 'partition', topic, model: 'offline', transcript: 'skip' } };
+    }
     const imported = await deps.continuity.importOnScreen(topic);
     if (imported.note) stream.progress(`The chat on screen was not imported (${imported.note}); partitioning @life's own transcript.`);
     if (imported.imported > 0) stream.progress(`Imported ${imported.imported} message(s) of ${imported.participants.map((p) => (p ? `@${p.split('.').pop() ?? p}` : 'the default agent')).join(', ')} from the chat on screen.`);
@@ -139,16 +207,16 @@ async function approveInChat(continuity: Continuity, stream: vscode.ChatResponse
 
 /** The pressure signal: past a share of the model's input window, the reply offers Partition. */
 async function offerPartitionUnderPressure(
-  request: vscode.ChatRequest,
+  model: vscode.LanguageModelChat,
   messages: vscode.LanguageModelChatMessage[],
   stream: vscode.ChatResponseStream,
   token: vscode.CancellationToken,
   continuity: Continuity,
 ): Promise<void> {
-  const max = request.model.maxInputTokens;
+  const max = model.maxInputTokens;
   if (!max) return;
   let used = 0;
-  for (const m of messages) used += await request.model.countTokens(m, token);
+  for (const m of messages) used += await model.countTokens(m, token);
   const percent = setting('continuity.pressurePercent', 70);
   if ((used / max) * 100 < percent) return;
   stream.markdown(`_This conversation uses ${Math.round((used / max) * 100)} % of the model's input window (${used} of ${max} tokens)._\n\n`);

@@ -3,11 +3,13 @@ import { estimateTokens, type NeutralMessage, type NeutralPart } from '../core/o
 import { listModels, streamChat } from '../node/openaiClient';
 import { COMMANDS, LM_VENDOR } from '../shared/commands';
 import { setting } from './settings';
+import { OFFLINE_ANSWER, offlineModelInfo, type PickableModel } from './offlineModel';
 
 export const API_KEY_SECRET = 'lifeThread.openai.apiKey';
 
-interface OpenAiModel extends vscode.LanguageModelChatInformation {
-  readonly serverModel: string;
+interface OpenAiModel extends PickableModel {
+  /** The model's name on the server; undefined for the offline responder. */
+  readonly serverModel?: string;
 }
 
 function partsOf(message: vscode.LanguageModelChatRequestMessage): NeutralPart[] {
@@ -55,7 +57,11 @@ export class OpenAiCompatibleProvider implements vscode.LanguageModelChatProvide
     return setting('openai.baseUrl', '').trim();
   }
 
-  async provideLanguageModelChatInformation(_options: vscode.PrepareLanguageModelChatModelOptions, token: vscode.CancellationToken): Promise<OpenAiModel[]> {
+  async provideLanguageModelChatInformation(options: vscode.PrepareLanguageModelChatModelOptions, token: vscode.CancellationToken): Promise<OpenAiModel[]> {
+    return [...(await this.serverModels(options, token)), offlineModelInfo()];
+  }
+
+  private async serverModels(_options: vscode.PrepareLanguageModelChatModelOptions, token: vscode.CancellationToken): Promise<OpenAiModel[]> {
     const baseUrl = this.baseUrl;
     if (!baseUrl) return [];
     let names = setting('openai.model', '').trim() ? [setting('openai.model', '').trim()] : [];
@@ -81,6 +87,7 @@ export class OpenAiCompatibleProvider implements vscode.LanguageModelChatProvide
       maxInputTokens,
       maxOutputTokens: 4096,
       capabilities: { toolCalling: true },
+      isUserSelectable: true,
       serverModel: name,
     }));
   }
@@ -92,6 +99,11 @@ export class OpenAiCompatibleProvider implements vscode.LanguageModelChatProvide
     progress: vscode.Progress<vscode.LanguageModelResponsePart>,
     token: vscode.CancellationToken,
   ): Promise<void> {
+    if (model.serverModel === undefined) {
+      progress.report(new vscode.LanguageModelTextPart(OFFLINE_ANSWER));
+      return;
+    }
+    const serverModel = model.serverModel;
     const ctl = new AbortController();
     const sub = token.onCancellationRequested(() => ctl.abort());
     try {
@@ -99,7 +111,7 @@ export class OpenAiCompatibleProvider implements vscode.LanguageModelChatProvide
       for await (const e of streamChat({
         baseUrl: this.baseUrl,
         apiKey: await this.context.secrets.get(API_KEY_SECRET),
-        model: model.serverModel,
+        model: serverModel,
         messages: toNeutral(messages),
         tools,
         toolChoice: options.toolMode === vscode.LanguageModelChatToolMode.Required ? 'required' : 'auto',

@@ -1,9 +1,10 @@
 import * as vscode from 'vscode';
 import type { ClaimedRun } from '../core/dispatch';
-import type { Fact, ReminderRow } from '../core/schema';
-import { describeInstant } from '../core/time';
+import { clipMarked } from '../core/feed';
+import { ANSWER_MAX, type Fact, type ReminderRow } from '../core/schema';
+import { describeInstant } from '../core/time/describe';
 import { pickModel, registeredTool, runAgentTurn, type TurnTool } from './agentTurn';
-import type { ViewModel } from './viewModel';
+import type { FeedFeature } from './feedFeature';
 
 /** A turn with no model activity for this long is cancelled (and the text is delivered as it is). */
 export const TURN_IDLE_MS = 5 * 60_000;
@@ -71,10 +72,9 @@ export class ReminderTurns implements vscode.Disposable {
   private readonly _onDidDeliver = new vscode.EventEmitter<DeliveredReminder>();
   readonly onDidDeliver = this._onDidDeliver.event;
   private readonly cancel = new vscode.CancellationTokenSource();
-  readonly delivered = new Map<string, DeliveredReminder>();
 
   constructor(
-    private readonly model: ViewModel,
+    private readonly feed: FeedFeature,
     private readonly log: vscode.LogOutputChannel,
     private readonly openInChat: (d: DeliveredReminder) => Thenable<unknown>,
   ) {}
@@ -124,7 +124,9 @@ export class ReminderTurns implements vscode.Disposable {
     const delivered: DeliveredReminder = { id: row.id, firedAt: run.firedAt, text: body, viaTurn, ...(error ? { error } : {}), toolCalls };
     let shown = true;
     try {
-      this.model.pushFeed({ id: `${row.id}@${run.firedAt}`, at: run.firedAt, title: `Reminder ${row.id}${viaTurn ? '' : ' (as written)'}`, body, tone: error ? 'error' : 'info' });
+      // Durable first (the feed in the store), then the notification.
+      await this.feed.store.push({ id: `${row.id}@${run.firedAt}`, at: run.firedAt, kind: 'reminder', ref: row.id, title: viaTurn ? `Reminder ${row.id}` : `Reminder ${row.id}, as written`, body: clipMarked(body, 8000), tone: 'info' });
+      void this.feed.refresh();
       const first = body.split('\n')[0] ?? body;
       void vscode.window.showInformationMessage(`Reminder: ${first.length > 200 ? `${first.slice(0, 199)}…` : first}`, 'Open in Chat').then((pick) => {
         if (pick) void this.openInChat(delivered);
@@ -133,9 +135,8 @@ export class ReminderTurns implements vscode.Disposable {
       shown = false;
       error = `${error ? `${error}; ` : ''}delivery failed: ${String(err)}`;
     }
-    this.delivered.set(row.id, delivered);
     this._onDidDeliver.fire(delivered);
-    return { delivered: shown, via: 'notification', ...(error ? { error: error.slice(0, 2000) } : {}) };
+    return { delivered: shown, via: 'notification', answer: clipMarked(body, ANSWER_MAX), ...(error ? { error: error.slice(0, 2000) } : {}) };
   };
 
   dispose(): void {

@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
 import { InputError } from '../core/errors';
 import { rowSentence } from '../core/rowView';
-import { parseWhen, type RowKind } from '../core/time';
+import type { RowKind } from '../core/time/limits';
+import { parseWhen } from '../core/time/when';
 import { COMMANDS } from '../shared/commands';
 import type { ScheduleFeature } from './scheduleFeature';
 import { ownerZone } from './scheduleFeature';

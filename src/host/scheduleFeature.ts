@@ -3,7 +3,8 @@ import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { rowView } from '../core/rowView';
 import type { ScheduleRow } from '../core/schema';
-import { describeInstant, validateZone } from '../core/time';
+import { describeInstant } from '../core/time/describe';
+import { validateZone } from '../core/time/zone';
 import type { ScheduleStore } from '../node/schedule';
 import { readPulse } from '../node/store';
 import { Dispatcher, HEALTHY_WITHIN_MS } from './dispatcher';
@@ -12,6 +13,7 @@ import type { Doctor } from './doctor';
 import type { ViewModel } from './viewModel';
 import type { Health } from '../shared/protocol';
 import { configuredZone, setting, WINDOW_ID } from './settings';
+import { holderFor } from '../node/liveness';
 import { SIDEBAR_VIEW_ID } from '../shared/commands';
 
 /** The owner's zone, validated: a bad setting falls back to the host's zone and says so once. */
@@ -58,7 +60,7 @@ export class ScheduleFeature implements vscode.Disposable {
     this.dispatcher = new Dispatcher({
       store: this.store,
       firer,
-      holder: { pid: process.pid, window: WINDOW_ID },
+      holder: holderFor(WINDOW_ID),
       limits: catchUpLimits,
       log,
     });

@@ -3,7 +3,7 @@ import { InputError } from '../core/errors';
 import { rowSentence } from '../core/rowView';
 import type { ScheduleRow } from '../core/schema';
 import { parseToolInput, remindInputSchema, required, scheduleInputSchema, timeoutFrom, type RemindInput, type ScheduleInput } from '../core/toolInputs';
-import { validateZone } from '../core/time';
+import { validateZone } from '../core/time/zone';
 import type { ScheduleFeature } from './scheduleFeature';
 import { ownerZone } from './scheduleFeature';
 

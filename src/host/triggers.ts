@@ -1,8 +1,7 @@
 import * as vscode from 'vscode';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { LogCap } from '../core/logcap';
 import { setting } from './settings';
+import { isOfflineModel } from './offlineModel';
 
 /** A job's end as the wake sees it, from a task, a terminal command or a command row. */
 export interface JobEndEvent {
@@ -16,6 +15,10 @@ export interface JobEndEvent {
   /** A file holding the job's log, when there is one (command rows). */
   logPath?: string;
   commandLine?: string;
+  /** A terminal command: the terminal it ran in (its name may have changed while it ran). */
+  terminal?: vscode.Terminal;
+  /** A terminal command: the terminal's name when the command started. */
+  terminalName?: string;
 }
 
 export type TriggerEvent = { kind: 'job.done'; job: JobEndEvent } | { kind: 'presence.online'; why: string; at: number } | { kind: 'scm.changed'; repo: string; what: string; at: number };
@@ -31,7 +34,7 @@ export class Triggers implements vscode.Disposable {
   private readonly _onDidTrigger = new vscode.EventEmitter<TriggerEvent>();
   readonly onDidTrigger = this._onDidTrigger.event;
   private readonly subs: vscode.Disposable[] = [];
-  private readonly outputs = new Map<vscode.TerminalShellExecution, LogCap>();
+  private readonly outputs = new Map<vscode.TerminalShellExecution, { cap: LogCap; name: string }>();
   private awaySince: number | undefined;
   private hadModels = true;
   private readonly repoState = new Map<string, string>();
@@ -51,7 +54,7 @@ export class Triggers implements vscode.Disposable {
         this.running.add(`terminal:${e.terminal.name}`);
         // Read at once: output that is not read from the start is lost (measured in the test host).
         const cap = new LogCap(TAIL_CHARS);
-        this.outputs.set(e.execution, cap);
+        this.outputs.set(e.execution, { cap, name: e.terminal.name });
         void (async () => {
           try {
             for await (const chunk of e.execution.read()) cap.push(chunk);
@@ -61,21 +64,33 @@ export class Triggers implements vscode.Disposable {
         })();
       }),
       vscode.window.onDidEndTerminalShellExecution((e) => {
-        this.running.delete(`terminal:${e.terminal.name}`);
-        const cap = this.outputs.get(e.execution);
+        const started = this.outputs.get(e.execution);
         this.outputs.delete(e.execution);
+        const name = started?.name ?? e.terminal.name;
+        this.running.delete(`terminal:${name}`);
+        this.running.delete(`terminal:${e.terminal.name}`);
+        const endedAt = Date.now();
         // Let the output stream deliver its last chunk before the tail is taken.
         setTimeout(() => {
           this.fire({
             kind: 'job.done',
-            job: { source: 'terminal', jobId: `terminal:${e.terminal.name}`, exitCode: e.exitCode, endedAt: Date.now(), outputTail: cap?.toString() ?? '', commandLine: e.execution.commandLine.value },
+            job: {
+              source: 'terminal',
+              jobId: `terminal:${name}`,
+              exitCode: e.exitCode,
+              endedAt,
+              outputTail: started?.cap.toString() ?? '',
+              commandLine: e.execution.commandLine.value,
+              terminal: e.terminal,
+              terminalName: name,
+            },
           });
         }, 50);
       }),
       vscode.window.onDidChangeWindowState((s) => this.onWindowState(s)),
       vscode.lm.onDidChangeChatModels(() => void this.onModels()),
     );
-    void vscode.lm.selectChatModels().then((m) => (this.hadModels = m.length > 0));
+    void vscode.lm.selectChatModels().then((m) => (this.hadModels = m.some((x) => !isOfflineModel(x))));
     void this.watchGit();
   }
 
@@ -102,7 +117,8 @@ export class Triggers implements vscode.Disposable {
   }
 
   private async onModels(): Promise<void> {
-    const has = (await vscode.lm.selectChatModels()).length > 0;
+    // The offline responder is always there and is not "a model" coming back (design §9).
+    const has = (await vscode.lm.selectChatModels()).some((m) => !isOfflineModel(m));
     if (has && !this.hadModels) this.fire({ kind: 'presence.online', why: 'a language model is available again', at: Date.now() });
     this.hadModels = has;
   }
@@ -130,16 +146,6 @@ export class Triggers implements vscode.Disposable {
     } catch (err) {
       this.log.warn(`scm.changed wakes are off: the git extension did not answer (${String(err)})`);
     }
-  }
-
-  /** Writes a job's evidence (the output tail, or a short report) into the store and returns its path. */
-  static async writeEvidence(storeDir: string, wakeId: string, job: JobEndEvent): Promise<string> {
-    const dir = join(storeDir, 'evidence');
-    await mkdir(dir, { recursive: true });
-    const file = join(dir, `${wakeId}.log`);
-    const header = [`# ${job.source} ${job.jobId}`, job.commandLine ? `# command: ${job.commandLine}` : '', `# exit code: ${job.exitCode ?? 'unknown'}`, `# ended: ${new Date(job.endedAt).toISOString()}`, ''].filter(Boolean).join('\n');
-    await writeFile(file, `${header}\n${job.outputTail ?? '(no output was captured for this job)'}\n`);
-    return file;
   }
 
   dispose(): void {

@@ -8,7 +8,6 @@ export class ViewModel implements vscode.Disposable {
   private readonly _onDidChange = new vscode.EventEmitter<void>();
   readonly onDidChange = this._onDidChange.event;
   private state: ModelState;
-  private static readonly FEED_MAX = 50;
 
   constructor(tz: string) {
     this.state = {
@@ -39,10 +38,6 @@ export class ViewModel implements vscode.Disposable {
 
   setRows(reminders: RowView[], commands: RowView[], wakes: RowView[]): void {
     this.update({ reminders, commands, wakes });
-  }
-
-  pushFeed(item: FeedItem): void {
-    this.update({ feed: [item, ...this.state.feed.filter((f) => f.id !== item.id)].slice(0, ViewModel.FEED_MAX) });
   }
 
   get feed(): readonly FeedItem[] {

@@ -54,7 +54,7 @@ export function registerWakeSurfaces(context: vscode.ExtensionContext, wakes: Wa
       void vscode.window.showInformationMessage('Life Thread: wakes are paused. They wait (nothing is dropped) until you run Resume Wakes.');
     }),
     vscode.commands.registerCommand(COMMANDS.resumeWakes, async () => {
-      const held = wakes.heldCount;
+      const held = await wakes.heldCount();
       await wakes.setPaused(false);
       void vscode.window.showInformationMessage(`Life Thread: wakes resumed${held ? `; ${held} held wake(s) released` : ''}.`);
     }),

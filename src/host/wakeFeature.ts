@@ -1,74 +1,96 @@
 import * as vscode from 'vscode';
-import { readFile } from 'node:fs/promises';
-import { writeFileAtomic } from '../node/atomicFile';
-import { join } from 'node:path';
+import { mayFire, ownerOf, type Holder } from '../core/claim';
 import { InputError } from '../core/errors';
-import { fileLink, wakeQuerySchema, parseQuery, type LandingRef } from '../core/landing';
-import { HourlyCap, describeWake, jobStatus, parseWakeInput, renderPulse, summaryFromLogTail, worseStatus, type ClaimedWake, type PulseEvent, type WakeRow, type WakeWhen } from '../core/wake';
+import { fileLink, parseQuery, wakeQuerySchema, type LandingRef } from '../core/landing';
+import { parseWakeInput, type WakeWhen } from '../core/wake/contract';
+import { coalesce, type WakeTrigger } from '../core/wake/coalesce';
+import { jobStatus, pulseEventOfRow, pulseWakeIds, renderPulse, summaryFromLogTail, type PulseEvent } from '../core/wake/pulse';
+import { capRoom, describeWake, HELD_WORDS, isCommandJob, mayDeliver, unreachableTooLong, type ClaimedWake, type HeldReason, type WakeOutcome, type WakeRow } from '../core/wake/row';
+import { resumePack } from '../core/continuity';
+import { writeEvidence } from '../node/evidence';
 import { randomBase36 } from '../node/ids';
+import { holderFor, processLiveness } from '../node/liveness';
+import { readDecisions } from '../node/topicFiles';
 import { WakeStore, readLogTail } from '../node/wakes';
-import type { HostDesk } from './desk';
+import type { Continuity } from './continuity';
+import type { FeedFeature } from './feedFeature';
 import type { Lander, LandResult } from './landing';
 import { ownerZone, type ScheduleFeature } from './scheduleFeature';
 import { setting, WINDOW_ID } from './settings';
 import { Triggers, type JobEndEvent, type TriggerEvent } from './triggers';
 import type { ViewModel } from './viewModel';
-import type { Continuity } from './continuity';
-import { readDecisions } from '../node/topicFiles';
-import { resumePack } from '../core/continuity';
+import { OFFLINE_SELECTOR, realModels } from './offlineModel';
 
 const PAUSED_KEY = 'lifeThread.wakesPaused';
-const WINDOWS_FILE = 'windows.json';
 const MAX_SLEEP_MS = 60_000;
+const COALESCE_MS = 250;
+/** How long a sent pulse may take to reach @life's handler before the wake waits and is tried again. */
+const RECEIPT_TIMEOUT_MS = 20_000;
+/** A wake held because the chat could not be reached is tried again after this long. */
+const RETRY_UNREACHABLE_MS = 20_000;
+const HEARTBEAT_MS = 30_000;
 
-interface Ignition {
-  claimed: ClaimedWake[];
+interface Buffered {
+  claimed: ClaimedWake;
   event: PulseEvent;
+  at: number;
   endedAt?: number;
 }
 
+interface Delivery {
+  claims: ClaimedWake[];
+  event: PulseEvent;
+  endedAt?: number;
+  threadId?: string;
+}
+
 export interface WakeMetric {
-  id: string;
+  ids: string[];
   reason: WakeWhen;
   wakeChars: number;
   timeToLocusMs?: number;
+  /** From the job's end to the @life handler holding the pulse. */
+  timeToPulseMs?: number;
   at: string;
-  delivered: 'chat' | 'notification';
+  via: 'life' | 'agent' | 'notification' | 'unreachable';
 }
 
 /**
- * Life thread wake (design §3): durable wakes, their triggers, the job-finish pipeline (evidence →
- * landing → enqueue), the pulse, and ignition as a new @life turn — held while paused, over the
- * hourly cap or while @life is answering, never dropped.
+ * Life thread wake (design §3, §9): durable wakes and their triggers, the job-finish pipeline (evidence
+ * → landing → enqueue), coalescing per thread, and ignition as a new `@life` request. Every step is
+ * on disk (../core/wake/row.ts): a wake held (paused, over the hourly cap, @life busy, chat unreachable)
+ * waits in `wakes.json`, and a window of its workspace delivers it after a reload or crash. A wake is
+ * delivered only when the @life handler has it (its id travels with the pulse).
  */
 export class WakeFeature implements vscode.Disposable {
   readonly store: WakeStore;
   readonly triggers: Triggers;
+  readonly holder: Holder = holderFor(WINDOW_ID);
   private readonly subs: vscode.Disposable[] = [];
   private timer: NodeJS.Timeout | undefined;
   private heartbeatTimer: NodeJS.Timeout | undefined;
-  private readonly held: Ignition[] = [];
-  private buffer: { at: number; claimed: ClaimedWake; event: PulseEvent; endedAt?: number }[] = [];
+  private buffer: Buffered[] = [];
   private bufferTimer: NodeJS.Timeout | undefined;
-  private warm = false;
+  /** Claims this window holds now (buffered or being delivered): kept alive by its heartbeat. */
+  private readonly inFlight = new Map<string, ClaimedWake>();
+  private readonly warmTopics = new Set<string>();
   private busy = 0;
-  private readonly cap = new HourlyCap(setting('wake.maxPerHour', 12));
+  private readonly receipts = new Map<string, () => void>();
+  /** `terminal:<name>` wakes bound to the terminal that had the name when the wake was set. */
+  private readonly terminalBindings = new Map<string, vscode.Terminal>();
+  private ticking = false;
   readonly metrics: WakeMetric[] = [];
-  /** Pulses that could not start a turn (no model): handed to @life's next turn. */
-  readonly pendingForNextTurn: string[] = [];
-  private readonly _onDidIgnite = new vscode.EventEmitter<{ ids: string[]; text: string; via: 'chat' | 'notification'; landing?: LandResult }>();
-  readonly onDidIgnite = this._onDidIgnite.event;
-  readonly window = WINDOW_ID;
-  private readonly holder = { pid: process.pid, window: this.window };
+  private readonly _onDidDeliver = new vscode.EventEmitter<WakeMetric & { text: string; landing?: LandResult }>();
+  readonly onDidDeliver = this._onDidDeliver.event;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
     private readonly storeDir: string,
     private readonly model: ViewModel,
     private readonly lander: Lander,
-    private readonly desk: HostDesk,
     private readonly schedule: ScheduleFeature,
     private readonly continuity: Continuity,
+    private readonly feed: FeedFeature,
     private readonly log: vscode.LogOutputChannel,
   ) {
     this.store = new WakeStore({ dir: storeDir });
@@ -79,29 +101,56 @@ export class WakeFeature implements vscode.Disposable {
     return this.context.globalState.get<boolean>(PAUSED_KEY) ?? false;
   }
 
+  /** This window's folders (URIs): it delivers wakes owned by them, and wakes with no workspace. */
+  folders(): string[] {
+    return (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.toString());
+  }
+
+  private eligible = (row: WakeRow): boolean => mayDeliver(row, this.folders());
+
   async start(): Promise<void> {
     this.schedule.paused = this.paused;
-    await this.registerWindow();
-    await this.settleLostJobs();
     this.triggers.start();
     this.subs.push(
       this.triggers,
       this.triggers.onDidTrigger((e) => void this.onTrigger(e).catch((err: unknown) => this.log.error(`wake trigger: ${String(err)}`))),
-      this.schedule.dispatcher.onDidChange(() => this.arm()),
+      vscode.window.onDidOpenTerminal((t) => this.bindOpenedTerminal(t)),
+      this.schedule.dispatcher.onDidChange(() => this.arm(0)),
     );
-    this.heartbeatTimer = setInterval(() => void this.registerWindow(), 30_000);
     this.lander.wakeHandler = (query) => this.openWakeLink(query);
-    this.arm(0);
+    this.heartbeatTimer = setInterval(() => void this.beat(), HEARTBEAT_MS);
+    // A reload or crash left wakes: take them over now (design §9: within 10 s of activation).
+    await this.tick();
   }
 
-  /** @life reports its turns, so a wake that arrives meanwhile waits for the answer to end. */
+  // ── @life's turns ────────────────────────────────────────────────────────────────────────────
+
+  /** @life reports its turns: a wake that arrives meanwhile waits (held: busy) for the answer to end. */
   turnStarted(): void {
     this.busy++;
   }
 
   turnEnded(): void {
     this.busy = Math.max(0, this.busy - 1);
-    if (this.busy === 0) setTimeout(() => void this.flush(), 300);
+    if (this.busy === 0) setTimeout(() => void this.releaseHeld().catch((err: unknown) => this.log.warn(`wake release: ${String(err)}`)), 300);
+  }
+
+  /**
+   * The @life handler got a request: when it is a pulse, its wakes are delivered (`via: life`) now —
+   * the receiver has it. Returns the wakes it carried (empty when the text is not a pulse).
+   */
+  async received(prompt: string): Promise<WakeRow[]> {
+    const ids = pulseWakeIds(prompt);
+    if (ids.length === 0) return [];
+    const delivered = await this.store.delivered(ids, { delivered: true, via: 'life' }).catch((err: unknown) => {
+      this.log.warn(`wake receipt: ${String(err)}`);
+      return [] as string[];
+    });
+    for (const id of ids) this.receipts.get(id)?.();
+    const rows = await this.store.list().catch(() => [] as WakeRow[]);
+    this.refreshView();
+    if (delivered.length === 0) this.log.info(`a pulse for ${ids.join(', ')} reached @life again; it was delivered before`);
+    return rows.filter((r) => ids.includes(r.id));
   }
 
   // ── the contract ────────────────────────────────────────────────────────────────────────────
@@ -114,231 +163,378 @@ export class WakeFeature implements vscode.Disposable {
       this.refreshView();
       return { text: `Cancelled ${removed.length} wake(s) with that token: ${removed.map((r) => r.id).join(', ')}.`, rows: removed };
     }
-    const running = parsed.when === 'job.done' && parsed.jobId !== undefined && this.triggers.running.has(parsed.jobId);
-    const row = await this.store.add(parsed, { now, window: this.window, ...(running ? { jobStartedAt: now } : {}) });
+    let note = '';
+    let bind: vscode.Terminal | undefined;
+    let running = false;
+    if (parsed.when === 'job.done' && parsed.jobId !== undefined) {
+      const jobId = parsed.jobId;
+      if (isCommandJob(jobId)) {
+        if (!(await this.schedule.store.get(jobId))) throw new InputError(names?.job_id ?? 'job_id', `no scheduled command ${jobId} exists`);
+      } else if (jobId.startsWith('terminal:')) {
+        const name = jobId.slice('terminal:'.length);
+        bind = vscode.window.terminals.find((t) => t.name === name);
+        if (!bind) note = ` No terminal is named "${name}" now: the wake binds to the next one opened with that name.`;
+      } else {
+        running = vscode.tasks.taskExecutions.some((e) => e.task.name === jobId);
+        if (!running) {
+          const defined = await Promise.resolve(vscode.tasks.fetchTasks()).catch(() => [] as vscode.Task[]);
+          if (!defined.some((t) => t.name === jobId)) note = ` No task named "${jobId}" is defined in this workspace now; the wake waits until one with that name runs here.`;
+        }
+      }
+    }
+    const owner = ownerOf(this.holder, { kind: 'window', folders: this.folders() });
+    const row = await this.store.add(parsed, { now, owner, ...(running ? { jobStartedAt: now } : {}) });
+    if (bind) this.terminalBindings.set(row.id, bind);
+    else if (parsed.jobId?.startsWith('terminal:')) this.pendingTerminalNames.set(row.id, parsed.jobId.slice('terminal:'.length));
     this.arm(0);
     this.refreshView();
-    if (parsed.when === 'job.done' && parsed.jobId && !running && !(await this.jobCanStillRun(parsed.jobId))) {
-      // A job id that names nothing that exists wakes at once as lost: never a silent drop.
-      await this.fireEvent('job.done', { source: parsed.jobId.startsWith('terminal:') ? 'terminal' : parsed.jobId.startsWith('c-') ? 'command' : 'task', jobId: parsed.jobId, exitCode: undefined, endedAt: Date.now() }, true);
-    }
-    return { text: `Wake ${row.id} set: ${parsed.description}${parsed.cancelToken ? ` (cancel token ${parsed.cancelToken})` : ''}.${this.paused ? ' Wakes are paused: it will wait until they are resumed.' : ''}`, rows: [row] };
+    const paused = this.paused ? ' Wakes are paused: it will wait until they are resumed.' : '';
+    return { text: `Wake ${row.id} set: ${parsed.description}${parsed.cancelToken ? ` (cancel token ${parsed.cancelToken})` : ''}.${note}${paused}`, rows: [row] };
   }
 
-  private async jobCanStillRun(jobId: string): Promise<boolean> {
-    if (jobId.startsWith('c-')) return (await this.schedule.store.get(jobId)) !== undefined;
-    if (jobId.startsWith('terminal:')) return vscode.window.terminals.some((t) => `terminal:${t.name}` === jobId);
-    const tasks: vscode.Task[] = await Promise.resolve(vscode.tasks.fetchTasks()).catch(() => []);
-    return tasks.some((t) => t.name === jobId) || vscode.tasks.taskExecutions.some((e) => e.task.name === jobId);
+  /** Wakes set on a terminal name that no terminal had yet: the next terminal opened with it. */
+  private readonly pendingTerminalNames = new Map<string, string>();
+
+  private bindOpenedTerminal(t: vscode.Terminal): void {
+    for (const [id, name] of this.pendingTerminalNames) {
+      if (t.name !== name) continue;
+      this.terminalBindings.set(id, t);
+      this.pendingTerminalNames.delete(id);
+    }
+  }
+
+  /** Cancels one waiting wake (the sidebar's remove). */
+  async cancel(id: string): Promise<WakeRow> {
+    const row = await this.store.cancelById(id);
+    this.terminalBindings.delete(id);
+    this.pendingTerminalNames.delete(id);
+    this.refreshView();
+    return row;
   }
 
   // ── triggers → claims ───────────────────────────────────────────────────────────────────────
 
   private async onTrigger(e: TriggerEvent): Promise<void> {
-    if (e.kind === 'job.done') return this.fireEvent('job.done', e.job, false);
-    const claimed = await this.store.claimKind(e.kind, { now: new Date(), holder: this.holder }, { outcome: {} });
-    for (const c of claimed) this.enqueue(c, { reason: e.kind, detail: e.kind === 'scm.changed' ? `${e.what} in ${e.repo}` : e.why });
+    if (e.kind === 'job.done') return this.jobEnded(e.job);
+    const match = (r: WakeRow): boolean => r.when === e.kind && this.eligible(r);
+    const detail = e.kind === 'scm.changed' ? `${e.what} in ${e.repo}` : e.why;
+    if (!(await this.store.list()).some((r) => r.status === 'pending' && match(r))) return;
+    const claimed = await this.store.claimTriggered(match, { detail }, this.claimer());
+    for (const c of claimed) this.enqueue(c, { ...pulseEventOfRow(c.row), reason: e.kind, detail });
   }
 
-  /** The job-finish pipeline: artifact → evidence surface → deep link → enqueue. */
-  private async fireEvent(_when: 'job.done', job: JobEndEvent, lost: boolean): Promise<void> {
-    const evidenceId = `job-${randomBase36(8)}`;
-    let evidence = job.logPath;
-    let tail = job.outputTail ?? '';
+  /** Which pending wakes a job's end fires in this window (design §8 job_id, §9 ownership). */
+  private jobMatcher(job: JobEndEvent): (r: WakeRow) => boolean {
+    return (r) => {
+      if (r.status !== 'pending' || r.when !== 'job.done' || r.jobId === undefined || !this.eligible(r)) return false;
+      if (job.source === 'command') return r.jobId === job.jobId;
+      // Task and terminal wakes set in a window bind to the job as that window sees it.
+      const watcher = r.owner?.window ?? r.window;
+      if (watcher !== undefined && watcher !== WINDOW_ID.slice(0, 80)) return false;
+      if (job.source === 'terminal') {
+        const bound = this.terminalBindings.get(r.id);
+        if (bound) return bound === job.terminal;
+        return r.jobId === job.jobId || (job.terminal !== undefined && r.jobId === `terminal:${job.terminal.name}`);
+      }
+      return r.jobId === job.jobId;
+    };
+  }
+
+  /** The job-finish pipeline: artifact → evidence surface → deep link → enqueue, only for jobs a wake waits on. */
+  private async jobEnded(job: JobEndEvent): Promise<void> {
+    const match = this.jobMatcher(job);
+    if (!(await this.store.list()).some(match)) return;
+    let text = job.outputTail ?? '';
     let truncated = false;
-    if (evidence) {
-      const t = await readLogTail(evidence).catch(() => ({ text: '', truncated: false, size: 0 }));
-      tail = t.text;
+    let evidencePath = job.logPath;
+    if (job.logPath) {
+      const t = await readLogTail(job.logPath).catch(() => ({ text: '', truncated: false, size: 0 }));
+      text = t.text;
       truncated = t.truncated;
+    }
+    const summary = summaryFromLogTail(text, { truncated });
+    let landing: LandingRef | undefined;
+    if (!evidencePath) {
+      const ev = await writeEvidence(this.storeDir, `job-${randomBase36(8)}`, job, text, summary).catch((err: unknown) => {
+        this.log.warn(`evidence for ${job.jobId}: ${String(err)}`);
+        return undefined;
+      });
+      if (ev) {
+        evidencePath = ev.path;
+        const line = ev.focusLine ?? ev.lines;
+        landing = { kind: 'deep_link', uri: fileLink(ev.path, line, line) };
+      }
     } else {
-      evidence = await Triggers.writeEvidence(this.storeDir, evidenceId, job);
+      landing = { kind: 'deep_link', uri: fileLink(evidencePath) };
     }
-    const lines = tail.split('\n').length;
-    const landing: LandingRef = { kind: 'deep_link', uri: fileLink(evidence, Math.max(1, lines - 5), lines) };
-    // File evidence (a log) opens in an editor: the desk is for report pages (design §8: desk none).
-    let desk: PulseEvent['desk'] = 'none';
-    if (/\.html?$/i.test(evidence) && (setting('cdp.endpoint', '') || setting('cdp.chromiumPath', ''))) {
-      try {
-        await this.desk.desk.remember({ key: `evidence:${evidenceId}`, url: fileLink(evidence), title: `${job.jobId} output`, evidenceId });
-        desk = (await this.desk.prepareEvidence({ id: evidenceId, url: `cdp://evidence/${evidenceId}` })).status;
-      } catch (err) {
-        this.log.warn(`desk prepare for ${job.jobId}: ${String(err)}`);
-        desk = 'needs_restore';
-      }
+    const status = jobStatus(job.exitCode);
+    const outcome: WakeOutcome = { jobStatus: status, exitCode: job.exitCode ?? null, summary, ...(landing ? { landing } : {}), desk: 'none' };
+    const claimed = await this.store.claimTriggered(match, outcome, this.claimer());
+    for (const c of claimed) {
+      this.terminalBindings.delete(c.id);
+      this.enqueue(c, { ...pulseEventOfRow(c.row), reason: 'job.done', job: { id: job.jobId, status, exitCode: job.exitCode ?? null } }, job.endedAt);
     }
-    const status = jobStatus(job.exitCode, lost);
-    const summary = lost ? `the job ${job.jobId} does not exist or ended while no window was watching it` : summaryFromLogTail(tail, { truncated });
-    const claimed = await this.store.claimJob(job.jobId, { jobStatus: status, exitCode: job.exitCode ?? null, summary, landing, desk }, { now: new Date(), holder: this.holder });
-    for (const c of claimed) this.enqueue(c, { reason: 'job.done', job: { id: job.jobId, status, exitCode: job.exitCode ?? null }, summary, landing, desk }, job.endedAt);
   }
 
-  /** Bursts for one thread within 250 ms become one wake. */
+  private claimer(): { now: Date; holder: Holder } {
+    return { now: new Date(), holder: this.holder };
+  }
+
+  /** Claims of one thread that arrive within 250 ms become one pulse. */
   private enqueue(claimed: ClaimedWake, event: PulseEvent, endedAt?: number): void {
-    this.buffer.push({ at: Date.now(), claimed, event, ...(endedAt !== undefined ? { endedAt } : {}) });
-    if (!this.bufferTimer) this.bufferTimer = setTimeout(() => this.drainBuffer(), 250);
+    this.inFlight.set(claimed.token, claimed);
+    this.buffer.push({ claimed, event, at: Date.now(), ...(endedAt !== undefined ? { endedAt } : {}) });
+    if (!this.bufferTimer) this.bufferTimer = setTimeout(() => void this.drainBuffer(), COALESCE_MS);
   }
 
-  private drainBuffer(): void {
+  private async drainBuffer(): Promise<void> {
     this.bufferTimer = undefined;
-    const groups = new Map<string, typeof this.buffer>();
-    for (const b of this.buffer) {
-      const key = b.claimed.row.when === 'timer' ? b.claimed.id : (b.claimed.row.threadId ?? b.claimed.id);
-      groups.set(key, [...(groups.get(key) ?? []), b]);
-    }
-    this.buffer = [];
-    for (const group of groups.values()) {
-      const first = group[0];
+    const items = this.buffer.splice(0);
+    const byId = new Map(items.map((b) => [b.claimed.id, b]));
+    const triggers: WakeTrigger[] = items.map((b) => ({
+      reason: b.event.reason ?? b.claimed.row.when,
+      at: b.at,
+      threadId: b.claimed.row.threadId ?? '',
+      wakeIds: [b.claimed.id],
+      ...(b.event.job ? { job: b.event.job } : {}),
+      ...(b.event.summary !== undefined ? { summary: b.event.summary } : {}),
+      ...(b.event.detail !== undefined ? { detail: b.event.detail } : {}),
+      ...(b.event.landing ? { landing: b.event.landing } : {}),
+      ...(b.event.desk ? { desk: b.event.desk } : {}),
+    }));
+    for (const group of coalesce(triggers, COALESCE_MS)) {
+      const members = group.wakeIds.map((id) => byId.get(id)).filter((b): b is Buffered => b !== undefined);
+      const first = members[0];
       if (!first) continue;
-      let event = first.event;
-      for (const other of group.slice(1)) {
-        const job = event.job && other.event.job ? { ...other.event.job, status: worseStatus(event.job.status, other.event.job.status) } : (event.job ?? other.event.job);
-        event = { ...event, ...other.event, ...(job ? { job } : {}), also: [...(event.also ?? []), ...(other.event.reason ? [other.event.reason] : [])] };
-      }
-      this.held.push({ claimed: group.map((g) => g.claimed), event, ...(first.endedAt !== undefined ? { endedAt: first.endedAt } : {}) });
+      const endedAt = members.map((m) => m.endedAt).find((t) => t !== undefined);
+      const event: PulseEvent = { ...group, wakeIds: group.wakeIds };
+      await this.deliver({ claims: members.map((m) => m.claimed), event, ...(endedAt !== undefined ? { endedAt } : {}), ...(first.claimed.row.threadId ? { threadId: first.claimed.row.threadId } : {}) }).catch(
+        (err: unknown) => this.log.error(`wake delivery: ${String(err)}`),
+      );
     }
-    void this.flush();
   }
 
-  // ── ignition ────────────────────────────────────────────────────────────────────────────────
+  // ── delivery ────────────────────────────────────────────────────────────────────────────────
 
-  /** Starts the held wakes that may start now; the rest keep waiting (paused, cap, @life busy). */
-  async flush(): Promise<void> {
-    this.refreshView();
-    while (this.held.length) {
-      if (this.paused || this.busy > 0) return;
-      this.cap.setMax(setting('wake.maxPerHour', 12));
-      const room = this.cap.canIgnite(Date.now());
-      if (!room.ok) {
-        if (room.retryAt) setTimeout(() => void this.flush(), Math.max(1000, room.retryAt - Date.now()));
-        return;
-      }
-      const next = this.held.shift();
-      if (!next) return;
-      this.cap.record(Date.now());
-      await this.ignite(next).catch((err: unknown) => this.log.error(`wake ignition: ${String(err)}`));
+  /** Decides whether a delivery may go now; if not, its wakes wait on disk with the reason. */
+  private async deliver(d: Delivery): Promise<void> {
+    const reason = await this.holdReason(d.claims.map((c) => c.id));
+    if (reason) {
+      await this.hold(d.claims, reason);
+      return;
     }
+    await this.ignite(d);
+  }
+
+  private async holdReason(ids: readonly string[]): Promise<HeldReason | undefined> {
+    if (this.paused) return 'paused';
+    if (this.busy > 0) return 'busy';
+    const rows = (await this.store.list()).filter((r) => !ids.includes(r.id));
+    const cap = capRoom(rows, new Date(), setting('wake.maxPerHour', 12));
+    if (cap.room < 1) {
+      if (cap.retryAt) this.arm(Math.max(1000, cap.retryAt - Date.now()));
+      return 'cap';
+    }
+    return undefined;
+  }
+
+  private async hold(claims: readonly ClaimedWake[], reason: HeldReason): Promise<void> {
+    await this.store.hold(claims, reason);
+    for (const c of claims) this.inFlight.delete(c.token);
+    this.log.info(`wake ${claims.map((c) => c.id).join(', ')} held: ${reason}`);
+    if (reason === 'unreachable') this.arm(RETRY_UNREACHABLE_MS);
     this.refreshView();
   }
 
-  private async ignite(ig: Ignition): Promise<void> {
-    const first = ig.claimed[0];
+  private async ignite(d: Delivery): Promise<void> {
+    const first = d.claims[0];
     if (!first) return;
-    const row = first.row;
-    const pulse = renderPulse(row, ig.event, { maxChars: setting('wake.pulseMaxChars', 600) });
-    let text = pulse;
-    if (!this.warm) {
-      const pack = await this.coldPack();
-      if (pack) text = `${pulse}\n\n(cold start: the continuity pack follows)\n${pack}`;
-    }
-    this.warm = true;
+    const ids = d.claims.map((c) => c.id);
     let landed: LandResult | undefined;
-    const landing = ig.event.landing ?? row.landing;
+    const landing = d.event.landing;
     if (landing) {
       landed = await this.landTrusted(landing).catch((err: unknown) => {
         this.log.warn(`wake landing: ${String(err)}`);
         return undefined;
       });
     }
-    const timeToLocusMs = ig.endedAt !== undefined && landed ? Date.now() - ig.endedAt : undefined;
-    const models = await vscode.lm.selectChatModels();
-    let via: 'chat' | 'notification' = 'chat';
-    if (models.length === 0) {
-      // VS Code refuses chat requests without a model: show it, and give it to @life's next turn.
-      via = 'notification';
-      this.pendingForNextTurn.push(pulse);
-      this.model.pushFeed({ id: `${row.id}@${first.firedAt}`, at: first.firedAt, title: `Wake ${row.id}`, body: pulse, tone: 'info' });
-      void vscode.window.showInformationMessage(`Life Thread wake: ${pulse.split('\n')[0] ?? ''}`, 'Open Landing').then((pick) => {
-        if (pick && landing) void this.landTrusted(landing);
-      });
-    } else if (setting<string>('wake.target', 'life') === 'agent') {
-      await vscode.commands.executeCommand('workbench.action.chat.open', { query: text, isPartialQuery: false, mode: 'agent' });
+    const timeToLocusMs = d.endedAt !== undefined && landed ? Date.now() - d.endedAt : undefined;
+    const pulse = renderPulse(first.row, d.event, { maxChars: setting('wake.pulseMaxChars', 600) });
+    const topic = d.threadId ?? this.continuity.currentTopic();
+    let text = pulse;
+    if (!this.warmTopics.has(topic)) {
+      const pack = await this.coldPack(topic);
+      if (pack) text = `${pulse}\n\n(cold start: the continuity pack of topic ${topic} follows)\n${pack}`;
+    }
+    const reason = d.event.reason ?? first.row.when;
+    const metric = (via: WakeMetric['via'], timeToPulseMs?: number): WakeMetric => ({
+      ids,
+      reason,
+      wakeChars: pulse.length,
+      ...(timeToLocusMs !== undefined ? { timeToLocusMs } : {}),
+      ...(timeToPulseMs !== undefined ? { timeToPulseMs } : {}),
+      at: new Date().toISOString(),
+      via,
+    });
+    const facts = { wakeChars: pulse.length, ...(timeToLocusMs !== undefined ? { timeToLocusMs } : {}) };
+
+    if (setting<string>('wake.target', 'life') === 'agent') {
+      // Agent mode gives no receipt: submitted, not seen (design §9).
+      try {
+        await vscode.commands.executeCommand('workbench.action.chat.open', { query: text, isPartialQuery: false, mode: 'agent' });
+        await this.store.delivered(ids, { delivered: true, via: 'agent', unverified: true, ...facts });
+        this.warmTopics.add(topic);
+        this.finish(d, metric('agent'), text, landed);
+        return;
+      } catch (err) {
+        this.log.warn(`wake to agent mode: ${String(err)}`);
+      }
     } else {
-      await vscode.commands.executeCommand('workbench.action.chat.open', { query: `@life ${text}`, isPartialQuery: false });
+      const got = this.waitForReceipt(ids, RECEIPT_TIMEOUT_MS);
+      try {
+        // With no language model, the chat must be told to use the offline responder, or it refuses the request.
+        const offline = (await realModels()).length === 0;
+        await vscode.commands.executeCommand('workbench.action.chat.open', { query: `@life ${text}`, isPartialQuery: false, ...(offline ? { modelSelector: OFFLINE_SELECTOR } : {}) });
+      } catch (err) {
+        this.log.warn(`wake: the chat could not be opened (${String(err)})`);
+      }
+      if (await got) {
+        await this.store.annotate(ids, facts).catch(() => undefined);
+        this.warmTopics.add(topic);
+        this.finish(d, metric('life', d.endedAt !== undefined ? this.receivedAt(ids) - d.endedAt : undefined), text, landed);
+        return;
+      }
     }
-    const metric: WakeMetric = { id: row.id, reason: ig.event.reason ?? row.when, wakeChars: pulse.length, ...(timeToLocusMs !== undefined ? { timeToLocusMs } : {}), at: new Date().toISOString(), delivered: via };
-    this.metrics.unshift(metric);
-    this.metrics.splice(20);
-    for (const c of ig.claimed) {
-      await this.store.recordFact(c.id, c.token, { delivered: true, via, wakeChars: pulse.length, ...(timeToLocusMs !== undefined ? { timeToLocusMs } : {}) }).catch(() => false);
+    // The chat could not be reached: wait and try again; after 2 minutes, a notification instead.
+    const rows = (await this.store.list()).filter((r) => ids.includes(r.id));
+    if (rows.some((r) => r.status === 'fired')) return;
+    const tooLong = rows.some((r) => unreachableTooLong(r, new Date()));
+    if (!tooLong) {
+      await this.hold(d.claims, 'unreachable');
+      this.emitMetric(metric('unreachable'), text, landed);
+      return;
     }
-    this._onDidIgnite.fire({ ids: ig.claimed.map((c) => c.id), text, via, ...(landed ? { landing: landed } : {}) });
+    const why = 'the chat did not receive the pulse for 2 minutes (chat disabled, the view closed, or no model and no @life)';
+    await this.store.delivered(ids, { delivered: false, via: 'notification', reason: why, ...facts });
+    await this.feed.push({ id: `${first.id}@${new Date().toISOString()}`, at: new Date().toISOString(), kind: 'wake', ref: first.id, title: `Wake ${first.id} (not delivered to the chat)`, body: pulse, tone: 'info' });
+    void vscode.window.showInformationMessage(`Life Thread wake ${first.id}: ${(first.row.text ?? '').slice(0, 160)} — ${why}.`, 'Open in Chat', 'Open Landing').then((pick) => {
+      if (pick === 'Open in Chat') void vscode.commands.executeCommand('workbench.action.chat.open', { query: `@life ${pulse}`, isPartialQuery: false });
+      if (pick === 'Open Landing' && landing) void this.landTrusted(landing);
+    });
+    this.finish(d, metric('notification'), text, landed);
+  }
+
+  private readonly receiptTimes = new Map<string, number>();
+
+  private receivedAt(ids: readonly string[]): number {
+    return Math.max(...ids.map((id) => this.receiptTimes.get(id) ?? Date.now()));
+  }
+
+  /** Resolves true when @life's handler has every id, false after `timeoutMs`. */
+  private waitForReceipt(ids: readonly string[], timeoutMs: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const left = new Set(ids);
+      const timer = setTimeout(() => done(false), timeoutMs);
+      const done = (ok: boolean): void => {
+        clearTimeout(timer);
+        for (const id of ids) this.receipts.delete(id);
+        resolve(ok);
+      };
+      for (const id of ids) {
+        this.receipts.set(id, () => {
+          this.receiptTimes.set(id, Date.now());
+          left.delete(id);
+          if (left.size === 0) done(true);
+        });
+      }
+    });
+  }
+
+  private finish(d: Delivery, metric: WakeMetric, text: string, landed: LandResult | undefined): void {
+    for (const c of d.claims) this.inFlight.delete(c.token);
+    this.emitMetric(metric, text, landed);
     this.refreshView();
   }
 
-  /** Landings a wake makes point at evidence Life Thread wrote itself (in the store) or at the workspace. */
-  private async landTrusted(ref: LandingRef): Promise<LandResult> {
-    if (ref.kind === 'deep_link' && ref.uri.startsWith('file://')) {
-      const u = new URL(ref.uri);
-      const m = /^#L(\d+)(?:-L(\d+))?$/.exec(u.hash);
-      const path = decodeURIComponent(u.pathname);
-      return this.lander.openFile(path, m ? Number(m[1]) : undefined, m?.[2] ? Number(m[2]) : undefined, path.startsWith(this.storeDir));
-    }
+  private emitMetric(metric: WakeMetric, text: string, landed: LandResult | undefined): void {
+    this.metrics.unshift(metric);
+    this.metrics.splice(20);
+    this._onDidDeliver.fire({ ...metric, text, ...(landed ? { landing: landed } : {}) });
+  }
+
+  /** A wake's landing: evidence Life Thread wrote itself (in the store), or a place in the workspace. */
+  private landTrusted(ref: LandingRef): Promise<LandResult> {
     return this.lander.land(ref);
   }
 
-  private async coldPack(): Promise<string | undefined> {
+  private async coldPack(topic: string): Promise<string | undefined> {
     try {
-      const d = await readDecisions(this.continuity.dir(this.continuity.currentTopic()));
+      const d = await readDecisions(this.continuity.dir(topic));
       return d && !d.frame.startsWith('TODO') ? resumePack(d) : undefined;
     } catch {
       return undefined;
     }
   }
 
-  // ── timers ──────────────────────────────────────────────────────────────────────────────────
+  // ── the one timer: due timers, held wakes, orphans ───────────────────────────────────────────
 
-  private arm(delayOverride?: number): void {
+  private arm(delayMs?: number): void {
+    const delay = delayMs ?? MAX_SLEEP_MS;
     if (this.timer) clearTimeout(this.timer);
-    const run = async () => {
-      try {
-        const claimed = await this.store.claimDueTimers(new Date(), this.holder);
-        for (const c of claimed) this.enqueue(c, { reason: 'timer' });
-        const next = await this.store.nextTimerAt();
-        const delay = next ? Math.min(MAX_SLEEP_MS, Math.max(0, next.getTime() - Date.now())) : MAX_SLEEP_MS;
-        this.timer = setTimeout(() => void run(), delay);
-      } catch (err) {
-        this.log.warn(`wake timers: ${String(err)}`);
-        this.timer = setTimeout(() => void run(), MAX_SLEEP_MS);
+    this.timer = setTimeout(() => void this.tick(), Math.min(MAX_SLEEP_MS, Math.max(0, delay)));
+  }
+
+  /** One pass: take over orphans, claim due timers, release held wakes whose reason passed; re-arm. */
+  private async tick(): Promise<void> {
+    if (this.ticking) return;
+    this.ticking = true;
+    try {
+      const own = new Set(this.inFlight.keys());
+      const orphans = await this.store.takeOverOrphans(this.claimer(), { eligible: this.eligible, alive: processLiveness, ownLiveTokens: own });
+      for (const id of orphans.lost) this.log.warn(`wake ${id}: the window watching its job is gone; it wakes as lost`);
+      for (const c of orphans.claimed) this.enqueue(c, pulseEventOfRow(c.row));
+      const due = await this.store.claimDue(this.claimer(), { eligible: this.eligible, maxLatenessMs: setting('catchUp.reminderMaxLatenessHours', 12) * 3600_000 });
+      for (const c of due.claimed) this.enqueue(c, { ...pulseEventOfRow(c.row), reason: 'timer' });
+      await this.releaseHeld();
+      const next = await this.store.nextTimerAt();
+      const rows = await this.store.list();
+      const retry = rows.some((r) => r.status === 'held' && r.heldReason === 'unreachable') ? RETRY_UNREACHABLE_MS : MAX_SLEEP_MS;
+      this.arm(next ? Math.min(retry, next.getTime() - Date.now()) : retry);
+    } catch (err) {
+      this.log.warn(`wake timers: ${String(err)}`);
+      this.arm(MAX_SLEEP_MS);
+    } finally {
+      this.ticking = false;
+      this.refreshView();
+    }
+  }
+
+  /** Held wakes whose reason no longer applies go out again (at most the hourly cap's room). */
+  async releaseHeld(): Promise<void> {
+    if (this.paused) return;
+    const now = new Date();
+    const rows = await this.store.list();
+    const cap = capRoom(rows, now, setting('wake.maxPerHour', 12));
+    if (cap.room < 1) return;
+    const free = (r: WakeRow): boolean => {
+      if (r.status !== 'held' || !this.eligible(r)) return false;
+      switch (r.heldReason) {
+        case 'busy':
+          return this.busy === 0;
+        case 'unreachable':
+          return r.heldAt === undefined || now.getTime() - Date.parse(r.heldAt) >= RETRY_UNREACHABLE_MS || unreachableTooLong(r, now);
+        default:
+          return true;
       }
     };
-    this.timer = setTimeout(() => void run(), delayOverride ?? 50);
+    if (!rows.some(free) || this.busy > 0) return;
+    const claimed = await this.store.claimHeld(this.claimer(), { eligible: free, max: cap.room });
+    for (const c of claimed) this.enqueue(c, pulseEventOfRow(c.row));
   }
 
-  // ── lost jobs ───────────────────────────────────────────────────────────────────────────────
-
-  private async registerWindow(): Promise<void> {
-    const file = join(this.storeDir, WINDOWS_FILE);
-    let all: Record<string, { pid: number; at: number }> = {};
-    try {
-      all = JSON.parse(await readFile(file, 'utf8')) as typeof all;
-    } catch {
-      all = {};
-    }
-    all[this.window] = { pid: process.pid, at: Date.now() };
-    for (const [k, v] of Object.entries(all)) if (Date.now() - v.at > 24 * 3600_000) delete all[k];
-    await writeFileAtomic(file, JSON.stringify(all));
-  }
-
-  /** Jobs watched by a window that closed or reloaded before they ended wake as lost. */
-  private async settleLostJobs(): Promise<void> {
-    let all: Record<string, { pid: number; at: number }> = {};
-    try {
-      all = JSON.parse(await readFile(join(this.storeDir, WINDOWS_FILE), 'utf8')) as typeof all;
-    } catch {
-      all = {};
-    }
-    const rows = await this.store.list();
-    const windows = new Set(rows.filter((r) => r.status === 'pending' && r.when === 'job.done' && r.window && r.window !== this.window && r.jobStartedAt).map((r) => r.window ?? ''));
-    for (const w of windows) {
-      const info = all[w];
-      const alive = info !== undefined && pidAlive(info.pid) && Date.now() - info.at < 120_000;
-      if (alive) continue;
-      const { lost } = await this.store.markLost(w, { now: new Date(), holder: this.holder });
-      for (const c of lost) {
-        const summary = `the window watching ${c.row.jobId ?? 'the job'} closed or reloaded before the job ended`;
-        this.enqueue(c, { reason: 'job.done', job: { id: c.row.jobId ?? '', status: 'lost' }, summary });
-      }
-    }
+  private async beat(): Promise<void> {
+    const tokens = new Set(this.inFlight.keys());
+    if (tokens.size > 0) await this.store.heartbeat(tokens, new Date()).catch((err: unknown) => this.log.warn(`wake heartbeat: ${String(err)}`));
   }
 
   // ── surfaces ────────────────────────────────────────────────────────────────────────────────
@@ -347,29 +543,30 @@ export class WakeFeature implements vscode.Disposable {
     await this.context.globalState.update(PAUSED_KEY, paused);
     this.schedule.paused = paused;
     await this.schedule.refresh();
-    if (!paused) await this.flush();
+    if (!paused) await this.releaseHeld();
     this.refreshView();
   }
 
-  get heldCount(): number {
-    return this.held.length + this.buffer.length;
+  /** Wakes waiting on disk because of a reason (paused, cap, busy, unreachable). */
+  async heldCount(): Promise<number> {
+    return (await this.store.list()).filter((r) => r.status === 'held' && this.eligible(r)).length;
   }
 
-  private refreshView(): void {
+  refreshView(): void {
     void this.store
       .list()
       .then((rows) => {
         const now = new Date();
         const views = rows
-          .filter((r) => r.status === 'pending')
+          .filter((r) => r.status === 'pending' || r.status === 'held' || r.status === 'delivering')
           .map((r) => ({
             id: r.id,
             kind: 'wake' as const,
             title: r.text ?? JSON.stringify(r.payload ?? null),
             when: describeWake(r, now, ownerZone()),
             status: r.status,
-            lastFact: this.paused ? 'paused: waits until wakes are resumed' : '',
-            factTone: 'none' as const,
+            lastFact: r.status === 'held' ? `held: ${HELD_WORDS[r.heldReason ?? 'unreachable']}` : r.status === 'pending' && this.paused ? 'wakes are paused: it waits until they are resumed' : '',
+            factTone: r.status === 'held' ? ('running' as const) : ('none' as const),
             hasLog: false,
           }));
         this.model.update({ wakes: views });
@@ -381,18 +578,31 @@ export class WakeFeature implements vscode.Disposable {
     const q = parseQuery(query, wakeQuerySchema);
     const row = await this.store.get(q.id);
     if (!row) throw new InputError('id', `no wake ${q.id}`);
-    const pulse = renderPulse(row, { ...(row.fact?.jobStatus ? { job: { id: row.jobId ?? '', status: row.fact.jobStatus, exitCode: row.fact.exitCode ?? null } } : {}), ...(row.fact?.summary ? { summary: row.fact.summary } : {}), ...(row.landing ? { landing: row.landing } : {}), ...(row.desk ? { desk: row.desk } : {}) });
+    const pulse = renderPulse(row, pulseEventOfRow(row));
     const doc = await vscode.workspace.openTextDocument({ language: 'yaml', content: pulse });
     await vscode.window.showTextDocument(doc, { preview: true });
     if (row.landing) return this.landTrusted(row.landing);
     return { kind: 'none', opened: `the pulse of wake ${row.id}` };
   }
 
-  doctorSection(): string {
-    const lines = [`- Wakes: ${this.paused ? '**paused** (Resume Wakes releases them)' : 'active'}; held now: ${this.heldCount}; cap ${setting('wake.maxPerHour', 12)} per hour`];
-    if (!this.metrics.length) lines.push('- No wake has started a turn in this window yet.');
-    for (const m of this.metrics.slice(0, 10)) lines.push(`- \`${m.id}\` ${m.reason} at ${m.at}: wake_chars ${m.wakeChars}${m.timeToLocusMs !== undefined ? `, time-to-report-locus ${m.timeToLocusMs} ms` : ''} (${m.delivered})`);
+  async doctorSection(): Promise<string> {
+    const rows = await this.store.list().catch(() => [] as WakeRow[]);
+    const count = (s: WakeRow['status']): number => rows.filter((r) => r.status === s).length;
+    const lines = [
+      `- Wakes: ${this.paused ? '**paused** (Resume Wakes releases them)' : 'active'}; cap ${setting('wake.maxPerHour', 12)} per hour; this window delivers wakes of ${this.folders().length ? this.folders().join(', ') : 'no workspace'} and wakes set outside a workspace`,
+      `- In wakes.json: ${count('pending')} pending, ${count('held')} held, ${count('delivering')} delivering, ${count('fired')} fired, ${count('missed')} missed, ${count('cancelled')} cancelled`,
+    ];
+    for (const r of rows.filter((x) => x.status === 'held')) lines.push(`  - \`${r.id}\` held: ${HELD_WORDS[r.heldReason ?? 'unreachable']}`);
+    if (!this.metrics.length) lines.push('- No wake has been delivered in this window yet.');
+    for (const m of this.metrics.slice(0, 10)) {
+      lines.push(`- \`${m.ids.join(', ')}\` ${m.reason} at ${m.at}: ${m.via}, wake_chars ${m.wakeChars}${m.timeToLocusMs !== undefined ? `, time-to-report-locus ${m.timeToLocusMs} ms` : ''}${m.timeToPulseMs !== undefined ? `, job end → pulse ${m.timeToPulseMs} ms` : ''}`);
+    }
     return lines.join('\n');
+  }
+
+  /** Whether a wake row may fire in this window (used by the tools that list them). */
+  mayDeliverHere(row: WakeRow): boolean {
+    return mayFire(row.owner, this.folders());
   }
 
   dispose(): void {
@@ -400,15 +610,6 @@ export class WakeFeature implements vscode.Disposable {
     if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
     if (this.bufferTimer) clearTimeout(this.bufferTimer);
     for (const s of this.subs) s.dispose();
-    this._onDidIgnite.dispose();
-  }
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    this._onDidDeliver.dispose();
   }
 }

@@ -14,6 +14,7 @@ import { writeFileAtomic } from './atomicFile';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { promises as fsp } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { z } from 'zod';
 import {
@@ -105,20 +106,28 @@ export interface StartedChromium {
   stop(): Promise<void>;
 }
 
-/** HOME, XDG_* and TMPDIR for Chromium under `<profileDir>/.desk-env`: it writes there (NSS db, caches, crash dumps). */
-export function chromiumEnv(profileDir: string, headless: boolean): Record<string, string> {
-  const base = path.join(profileDir, '.desk-env');
-  const home = path.join(base, 'home');
+/**
+ * HOME and XDG_* for Chromium under `<profileDir>/.desk-env` (it writes there: NSS db, caches, crash dumps);
+ * TMPDIR, where it puts its SingletonSocket, under the short `socketDir`: a socket path over ~107 bytes aborts it.
+ */
+export function chromiumEnv(profileDir: string, headless: boolean, socketDir: string): Record<string, string> {
+  const home = path.join(profileDir, '.desk-env', 'home');
   const env: Record<string, string> = {
     HOME: home,
     XDG_CONFIG_HOME: path.join(home, '.config'),
     XDG_DATA_HOME: path.join(home, '.local', 'share'),
     XDG_CACHE_HOME: path.join(home, '.cache'),
-    TMPDIR: path.join(base, 'tmp'),
+    TMPDIR: path.join(socketDir, 'tmp'),
   };
   // With a display, XDG_RUNTIME_DIR holds the Wayland socket: leave it alone then.
-  if (headless) env.XDG_RUNTIME_DIR = path.join(base, 'run');
+  if (headless) env.XDG_RUNTIME_DIR = path.join(socketDir, 'run');
   return env;
+}
+
+/** A new directory for Chromium's sockets, short even when the OS temp dir is not (macOS's is ~50 bytes). */
+async function makeSocketDir(): Promise<string> {
+  const osTemp = os.tmpdir();
+  return fsp.mkdtemp(path.join(osTemp.length <= 40 || process.platform === 'win32' ? osTemp : '/tmp', 'lt-chromium-'));
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -133,11 +142,13 @@ export async function startChromium(opts: StartChromiumOptions): Promise<Started
   const args = chromiumArgs({ ...opts, profileDir });
   const headless = args.some((a) => a.startsWith('--headless'));
   const timeoutMs = opts.timeoutMs ?? 15_000;
-  const env: NodeJS.ProcessEnv = { ...process.env, ...chromiumEnv(profileDir, headless), ...opts.env };
+  const socketDir = await makeSocketDir();
+  const removeSocketDir = () => fsp.rm(socketDir, { recursive: true, force: true });
+  const env: NodeJS.ProcessEnv = { ...process.env, ...chromiumEnv(profileDir, headless, socketDir), ...opts.env };
   delete env.ELECTRON_RUN_AS_NODE;
   for (const key of ['HOME', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_CACHE_HOME', 'TMPDIR', 'XDG_RUNTIME_DIR']) {
     const d = env[key];
-    if (d && d.startsWith(profileDir)) await fsp.mkdir(d, { recursive: true, mode: 0o700 });
+    if (d && (d.startsWith(profileDir) || d.startsWith(socketDir))) await fsp.mkdir(d, { recursive: true, mode: 0o700 });
   }
   await fsp.mkdir(profileDir, { recursive: true, mode: 0o700 });
   const portFile = path.join(profileDir, 'DevToolsActivePort');
@@ -171,17 +182,22 @@ export async function startChromium(opts: StartChromiumOptions): Promise<Started
   await sleep(0);
   const pid = child.pid;
   if (spawnError || pid === undefined) {
+    await removeSocketDir();
     throw new Error(`${CHROMIUM_PATH_SETTING}: cannot start ${opts.chromiumPath}: ${spawnError ? errText(spawnError) : 'no process id'}`);
   }
   const stop = async () => {
     await stopProcessGroup(pid);
     await stopStragglers(profileDir);
+    await removeSocketDir();
   };
   const deadline = Date.now() + timeoutMs;
   let port = opts.port ?? 0;
   let lastError = '';
   while (Date.now() < deadline) {
-    if (spawnError) throw new Error(`${CHROMIUM_PATH_SETTING}: cannot start ${opts.chromiumPath}: ${errText(spawnError)}`);
+    if (spawnError) {
+      await removeSocketDir();
+      throw new Error(`${CHROMIUM_PATH_SETTING}: cannot start ${opts.chromiumPath}: ${errText(spawnError)}`);
+    }
     if (exited) {
       await stop();
       throw new Error(`Chromium (${opts.chromiumPath}) ended with ${exited} before its DevTools endpoint answered${logTail()}`);

@@ -4,8 +4,8 @@
  * 60 s), re-armed after every pass; passes never overlap; claimed runs are fired and tracked so their
  * heartbeat is kept and a restarted holder is recognised.
  */
-import type { ClaimedRun, Holder } from '../core/dispatch';
-import { fireClaimed, type Firer, type FiredOutcome } from './fire';
+import type { ClaimedRun, Holder, Liveness } from '../core/dispatch';
+import { FactWriter, fireClaimed, type Firer, type FiredOutcome } from './fire';
 import { PassError, type PassOutcome, type ScheduleStore } from './schedule';
 
 export const MAX_SLEEP_MS = 60_000;
@@ -26,6 +26,10 @@ export interface LoopOptions {
   firer: Firer;
   holder: Holder;
   limits: () => { reminder: number; command: number };
+  /** Whether a claim's holder still runs (a process check on this host). */
+  alive?: Liveness;
+  /** This window's workspace folders: reminders owned by a workspace fire only in its windows. */
+  folders?: () => readonly string[] | undefined;
   now?: () => Date;
   timers?: Timers;
   onPass?: (outcome: PassOutcome) => void;
@@ -42,6 +46,7 @@ export class DispatchLoop {
   private again = false;
   private stopped = true;
   private readonly running = new Map<string, ClaimedRun>();
+  private readonly facts: FactWriter;
   private readonly now: () => Date;
   private readonly timers: Timers;
   lastPassAt: Date | null = null;
@@ -52,6 +57,7 @@ export class DispatchLoop {
   constructor(private readonly opts: LoopOptions) {
     this.now = opts.now ?? (() => new Date());
     this.timers = opts.timers ?? realTimers;
+    this.facts = new FactWriter(opts.store);
   }
 
   start(): void {
@@ -105,7 +111,14 @@ export class DispatchLoop {
     const { store, holder } = this.opts;
     const now = this.now();
     try {
-      const outcome = await store.pass({ now, holder, limits: this.opts.limits(), ownLiveTokens: new Set([...this.running.values()].map((r) => r.token)) });
+      const outcome = await store.pass({
+        now,
+        holder,
+        limits: this.opts.limits(),
+        ownLiveTokens: new Set([...this.running.values()].map((r) => r.token)),
+        alive: this.opts.alive,
+        folders: this.opts.folders?.(),
+      });
       this.lastPassAt = now;
       this.passes++;
       this.lastError = null;
@@ -125,7 +138,7 @@ export class DispatchLoop {
 
   private fire(run: ClaimedRun): void {
     this.running.set(run.token, run);
-    void fireClaimed(this.opts.store, this.opts.firer, run)
+    void fireClaimed(this.opts.store, this.opts.firer, run, this.facts)
       .then((outcome) => this.opts.onFired?.(outcome))
       .catch((err: unknown) => this.opts.onError?.(err))
       .finally(() => {

@@ -3,9 +3,11 @@
  * reminders and command rows, and the dispatcher's pass. Shared by the extension host and the CLI.
  */
 import { InputError } from '../core/errors';
-import { duePass, heartbeat, kindOf, moveRow, nextWorkAt, recordFact, runNow, type ClaimedRun, type Holder, type PassResult } from '../core/dispatch';
+import { duePass, heartbeat, kindOf, moveRow, nextWorkAt, recordFact, runNow, type ClaimedRun, type Holder, type Liveness, type PassResult } from '../core/dispatch';
 import { commandRowSchema, reminderRowSchema, TEXT_LIMITS, type CommandRow, type Fact, type ReminderRow, type ScheduleRow } from '../core/schema';
-import { describeSchedule, parseWhen, validateZone } from '../core/time';
+import { describeSchedule } from '../core/time/describe';
+import { parseWhen } from '../core/time/when';
+import { validateZone } from '../core/time/zone';
 import type { FsSeam } from './fs-seam';
 import { newId, randomBase36 } from './ids';
 import { removeJobArtifacts } from './jobs';
@@ -18,7 +20,6 @@ export interface StoreOptions {
   dir: string;
   fs?: FsSeam;
   lockWaitMs?: number;
-  lockStaleMs?: number;
 }
 
 /** Field names as the caller spells them (the CLI says `timeout-minutes`, a tool `timeout_minutes`). */
@@ -72,7 +73,7 @@ export class ScheduleStore {
   constructor(opts: StoreOptions) {
     this.dir = opts.dir;
     this.fs = opts.fs;
-    const common = { dir: opts.dir, fs: opts.fs, lockWaitMs: opts.lockWaitMs, lockStaleMs: opts.lockStaleMs };
+    const common = { dir: opts.dir, fs: opts.fs, lockWaitMs: opts.lockWaitMs };
     this.reminders = new Table<ReminderRow>({ ...common, name: 'reminders', rowSchema: reminderRowSchema });
     this.commands = new Table<CommandRow>({ ...common, name: 'schedule-commands', rowSchema: commandRowSchema });
   }
@@ -181,18 +182,20 @@ export class ScheduleStore {
   }
 
   /** One dispatcher pass over both tables: clean, settle dead runs, claim due rows. Touches the pulse. */
-  async pass(opts: { now: Date; holder: Holder; limits?: { reminder: number; command: number }; ownLiveTokens?: ReadonlySet<string> }): Promise<PassOutcome> {
+  async pass(opts: { now: Date; holder: Holder; limits?: { reminder: number; command: number }; ownLiveTokens?: ReadonlySet<string>; alive?: Liveness; folders?: readonly string[] }): Promise<PassOutcome> {
     const common = {
       now: opts.now,
       holder: opts.holder,
       newToken: () => randomBase36(16),
       maxLatenessMs: opts.limits ?? DEFAULT_LIMITS,
       ownLiveTokens: opts.ownLiveTokens,
+      alive: opts.alive,
+      folders: opts.folders,
     };
     // Each table in its own update: a broken table must not strand the other table's claims.
     const run = async <R extends ScheduleRow>(table: Table<R>): Promise<PassResult<R> | StoreError | Error> => {
       try {
-        return await table.update((rows) => {
+        return await table.maybeUpdate((rows) => {
           const r = duePass(rows, common);
           return { rows: r.changed ? r.rows : rows, result: r };
         });
@@ -234,7 +237,7 @@ export class ScheduleStore {
   async heartbeat(tokens: ReadonlySet<string>, now: Date): Promise<void> {
     if (tokens.size === 0) return;
     for (const table of [this.reminders, this.commands] as Table<ScheduleRow>[]) {
-      await table.update((rows) => {
+      await table.maybeUpdate((rows) => {
         const r = heartbeat(rows, tokens, now);
         return { rows: r.changed ? r.rows : rows, result: undefined };
       });

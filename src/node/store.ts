@@ -1,19 +1,26 @@
 /**
  * The durable JSON tables (design §2 "Store", §8): `{ "schemaVersion": N, "rows": [...] }` files in
- * the store directory, read without a lock, changed only under one cross-process lock per table
- * with an atomic write (temp file in the same directory, fsync, rename, fsync of the directory).
- * Bad rows are quarantined beside the table; a file that cannot be read is never touched.
+ * the store directory, read without a lock, changed only under the table's cross-process lock
+ * (./lock.ts) with an atomic write (temp file in the same directory, fsync, rename, fsync of the
+ * directory). Bad rows are quarantined beside the table; a file that cannot be read is never touched.
+ *
+ * The writer lays a table out one row per line (still plain JSON that people can read and edit), and
+ * leaves beside it a digest of the bytes it wrote (`.<table>.json.sum`). A reader that finds the
+ * digest matching knows every row was validated by the writer; a reader that kept the rows of an
+ * earlier version re-validates only the lines that changed. So a table of 10,000 rows is not
+ * re-validated after another process changed one row, and adding a row does not parse the others.
  */
-import * as fsCb from 'node:fs';
-import { promises as fsp } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { promises as fsp, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import lockfile from 'proper-lockfile';
 import type { z } from 'zod';
+import { stringifyDeep } from '../core/jsonText';
 import { SCHEMA_VERSION } from '../core/schema';
 import { nodeFs, type FileHandleSeam, type FsSeam, type StatSeam } from './fs-seam';
 import { randomBase36 } from './ids';
+import { acquireLock, LockTimeout, type HeldLock } from './lock';
 
-export type TableName = 'reminders' | 'schedule-commands' | 'wakes';
+export type TableName = 'reminders' | 'schedule-commands' | 'wakes' | 'feed';
 export type StoreErrorCode = 'corrupt' | 'newer' | 'shape' | 'too_large' | 'lock' | 'io';
 
 export class StoreError extends Error {
@@ -28,12 +35,13 @@ export class StoreError extends Error {
   }
 }
 
-export const DEFAULT_LOCK_STALE_MS = 10_000;
 export const DEFAULT_LOCK_WAIT_MS = 10_000;
 export const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024;
 /** Temp files older than this found under the lock are leftovers of a killed writer. */
 export const STRAY_TEMP_AGE_MS = 60_000;
 export const PULSE_FILE = 'reminders.tick';
+/** Where the tables' locks live (design: README "How the lock works"). */
+export const LOCKS_DIR = '.locks';
 
 /** Rewrites the rows of a file at version `from` into rows of version `from + 1`. */
 export type Migration = (rows: unknown[]) => unknown[];
@@ -43,8 +51,6 @@ export interface TableOptions<Row> {
   name: TableName;
   rowSchema: z.ZodType<Row>;
   fs?: FsSeam;
-  /** proper-lockfile raises anything below 2000 ms to 2000 ms. */
-  lockStaleMs?: number;
   lockWaitMs?: number;
   maxFileBytes?: number;
   /** Keyed by the version migrated from. */
@@ -75,46 +81,57 @@ export interface UpdateResult<Row, T> {
   result: T;
 }
 
-interface Loaded {
+/** One version of the table as read: valid rows (frozen) with their lines, and what failed. */
+interface Loaded<Row> {
   state: 'ok' | 'missing';
-  /** Identifies the file version read (see statKey). */
   key?: string;
   schemaVersion: number;
-  rawRows: unknown[];
-  bytes: Buffer | undefined;
+  rows: Row[];
+  quarantined: QuarantinedRow[];
+  /** The file as read, kept only when a migration must back it up. */
+  bytes?: Buffer;
 }
 
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 const MAX_ROW_DEPTH = 32;
 const DIR_FSYNC_UNSUPPORTED = new Set(['EISDIR', 'EINVAL', 'ENOTSUP', 'EPERM', 'EBADF', 'EACCES']);
+const HEADER_RE = /^\{"schemaVersion":(\d{1,9}),"rows":\[\n/;
+const FOOTER = ']}\n';
+/** With fewer changed lines than this, validating them costs less than hashing the file. */
+const HASH_WORTH_LINES = 32;
 
 export class Table<Row extends { id: string }> {
   readonly dir: string;
   readonly name: TableName;
   readonly file: string;
+  /** The lock's directory of epoch files (./lock.ts). */
   readonly lockFile: string;
   readonly quarantineFile: string;
-  /** Set when the lock was lost while held (event loop frozen past the stale limit). */
-  lastLockCompromise: { at: Date; message: string } | undefined;
+  /** The digest of the bytes this code last wrote: a reader that finds it matching skips validation. */
+  readonly sumFile: string;
 
   private readonly rowSchema: z.ZodType<Row>;
   private readonly fs: FsSeam;
-  private readonly lockStaleMs: number;
   private readonly lockWaitMs: number;
   private readonly maxFileBytes: number;
   private readonly migrations: Record<number, Migration>;
-  /** The validated rows of the file version last read or written by this process: skips parse + validation. */
+  /** The rows of the file version last read or written by this process (stat key): skips reading. */
   private cache: { key: string; rows: Row[] } | undefined;
+  /** Validated rows by the line they were read from or written as; a line seen before is not validated again. */
+  private lineRows = new Map<string, Row>();
+  private readonly rowLines = new WeakMap<object, string>();
+  /** Updates of this process run one after another; the file lock orders processes. */
+  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(opts: TableOptions<Row>) {
     this.dir = path.resolve(opts.dir);
     this.name = opts.name;
     this.file = path.join(this.dir, `${opts.name}.json`);
-    this.lockFile = `${this.file}.lock`;
+    this.lockFile = path.join(this.dir, LOCKS_DIR, `${opts.name}.json`);
     this.quarantineFile = path.join(this.dir, `${opts.name}.quarantine.json`);
+    this.sumFile = path.join(this.dir, `.${opts.name}.json.sum`);
     this.rowSchema = opts.rowSchema;
     this.fs = opts.fs ?? nodeFs;
-    this.lockStaleMs = opts.lockStaleMs ?? DEFAULT_LOCK_STALE_MS;
     this.lockWaitMs = opts.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS;
     this.maxFileBytes = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     this.migrations = opts.migrations ?? {};
@@ -122,31 +139,8 @@ export class Table<Row extends { id: string }> {
 
   /** Reads the table without the lock. Throws StoreError when the file cannot be used. */
   async read(): Promise<TableSnapshot<Row>> {
-    const cached = await this.cached();
-    if (cached) return { rows: cached.slice(), quarantined: [], schemaVersion: SCHEMA_VERSION, state: 'ok' };
-    const loaded = await this.load();
-    if (loaded.state === 'missing') return { rows: [], quarantined: [], schemaVersion: SCHEMA_VERSION, state: 'missing' };
-    const { rows, quarantined } = validateRows(this.migrate(loaded), this.rowSchema);
-    for (const r of rows) deepFreeze(r);
-    this.remember(loaded, rows, quarantined);
-    return { rows: rows.slice(), quarantined, schemaVersion: loaded.schemaVersion, state: 'ok' };
-  }
-
-  /** The cached rows when the file on disk is still the version they came from. */
-  private async cached(): Promise<Row[] | undefined> {
-    if (!this.cache) return undefined;
-    try {
-      const st = await this.fs.stat(this.file);
-      if (statKey(st) === this.cache.key) return this.cache.rows;
-    } catch {
-      // fall through to a full load, which reports the problem
-    }
-    this.cache = undefined;
-    return undefined;
-  }
-
-  private remember(loaded: Loaded, rows: Row[], quarantined: QuarantinedRow[]): void {
-    this.cache = loaded.state === 'ok' && loaded.key && loaded.schemaVersion === SCHEMA_VERSION && quarantined.length === 0 ? { key: loaded.key, rows } : undefined;
+    const loaded = await this.load(false);
+    return { rows: loaded.rows.slice(), quarantined: loaded.quarantined, schemaVersion: loaded.schemaVersion, state: loaded.state };
   }
 
   /** The rows already moved aside, as written at earlier updates. */
@@ -163,58 +157,173 @@ export class Table<Row extends { id: string }> {
    * propagates.
    */
   async update<T>(fn: (rows: Row[]) => UpdateResult<Row, T> | Promise<UpdateResult<Row, T>>): Promise<T> {
-    await this.io('create the store directory', this.dir, () => this.fs.mkdir(this.dir));
-    const lock = await this.acquire();
-    try {
-      await this.cleanStrayTemps();
-      const hit = await this.cached();
-      const loaded: Loaded = hit ? { state: 'ok', schemaVersion: SCHEMA_VERSION, rawRows: [], bytes: undefined } : await this.load();
-      const migrated = loaded.state === 'ok' && loaded.schemaVersion < SCHEMA_VERSION;
-      const { rows, quarantined } = hit ? { rows: hit.slice(), quarantined: [] } : validateRows(this.migrate(loaded), this.rowSchema);
-      if (!hit) {
-        for (const r of rows) deepFreeze(r);
-        this.remember(loaded, rows.slice(), quarantined);
-      }
-      const validated = new WeakSet<object>(rows);
+    return this.locked((lock) => this.updateLocked(lock, fn));
+  }
+
+  /**
+   * An update for work that is usually absent (a dispatcher's idle pass): `fn` first runs on a
+   * lock-free read, and when it changes nothing its result is returned without taking the lock, so an
+   * idle pass writes nothing. Otherwise this is `update(fn)`: `fn` runs again on the rows read under
+   * the lock, so it must be pure.
+   */
+  async maybeUpdate<T>(fn: (rows: Row[]) => UpdateResult<Row, T> | Promise<UpdateResult<Row, T>>): Promise<T> {
+    const loaded = await this.load(false);
+    if (loaded.state === 'ok' && loaded.schemaVersion === SCHEMA_VERSION) {
+      const rows = loaded.rows.slice();
       const before = rows.slice();
-
       const out = await fn(rows);
-      if (typeof out !== 'object' || out === null || !Array.isArray(out.rows)) {
-        throw new StoreError('shape', this.file, `refusing to write ${this.file}: the update did not return { rows: [...], result }; nothing written`);
-      }
-      const unchanged = out.rows === rows && sameElements(rows, before);
-      if (unchanged && loaded.state === 'ok' && !migrated) return out.result;
+      if (out.rows === rows && sameElements(rows, before)) return out.result;
+    }
+    return this.update(fn);
+  }
 
-      const next = this.checkOutgoing(out.rows, validated);
-      const text = `${JSON.stringify({ schemaVersion: SCHEMA_VERSION, rows: next }, null, 2)}\n`;
-      const size = Buffer.byteLength(text);
-      if (size > this.maxFileBytes) {
-        throw new StoreError('too_large', this.file, `refusing to write ${this.file}: ${size} bytes would exceed the ${this.maxFileBytes}-byte limit; nothing written`);
-      }
-      if (migrated && loaded.bytes) {
-        await lock.assertHeld();
-        await this.backup(loaded.bytes, loaded.schemaVersion);
-      }
-      if (quarantined.length > 0) {
-        await lock.assertHeld();
-        await this.appendQuarantine(quarantined);
-      }
-      await lock.assertHeld();
-      this.cache = undefined;
-      await this.atomicWrite(this.file, text);
-      for (const r of next) deepFreeze(r);
+  /**
+   * Adds one row. When the file is exactly as a writer of this code left it (its digest matches), the
+   * line is spliced in without parsing the other rows; otherwise this is an update.
+   */
+  async append(row: Row): Promise<void> {
+    const [valid] = this.checkOutgoing([row], new WeakSet());
+    if (!valid) return;
+    await this.locked(async (lock) => {
+      if (!(await this.cached()) && (await this.spliceIn(lock, valid))) return;
+      await this.updateLocked(lock, (rows) => ({ rows: [...rows, valid], result: undefined }));
+    });
+  }
+
+  private async locked<T>(work: (lock: HeldLock) => Promise<T>): Promise<T> {
+    const run = this.queue.then(async () => {
+      await this.io('create the store directory', this.dir, () => this.fs.mkdir(this.dir));
+      let lock: HeldLock;
       try {
-        this.cache = { key: statKey(await this.fs.stat(this.file)), rows: next };
-      } catch {
-        this.cache = undefined;
+        lock = await acquireLock(this.lockFile, { waitMs: this.lockWaitMs });
+      } catch (e) {
+        if (e instanceof LockTimeout) throw new StoreError('lock', this.lockFile, `${e.message}; nothing was changed in ${this.file}`, { cause: e });
+        throw ioError('take the lock', this.lockFile, e);
       }
-      return out.result;
-    } finally {
-      await lock.release();
+      try {
+        await this.cleanStrayTemps();
+        return await work(lock);
+      } finally {
+        await lock.release();
+      }
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async updateLocked<T>(lock: HeldLock, fn: (rows: Row[]) => UpdateResult<Row, T> | Promise<UpdateResult<Row, T>>): Promise<T> {
+    const loaded = await this.load(true);
+    const migrated = loaded.state === 'ok' && loaded.schemaVersion < SCHEMA_VERSION;
+    const rows = loaded.rows.slice();
+    const validated = new WeakSet<object>(rows);
+    const before = rows.slice();
+
+    const out = await fn(rows);
+    if (typeof out !== 'object' || out === null || !Array.isArray(out.rows)) {
+      throw new StoreError('shape', this.file, `refusing to write ${this.file}: the update did not return { rows: [...], result }; nothing written`);
+    }
+    const unchanged = out.rows === rows && sameElements(rows, before);
+    if (unchanged && loaded.state === 'ok' && !migrated) return out.result;
+
+    const next = this.checkOutgoing(out.rows, validated);
+    const lines = next.map((r) => this.lineOf(r));
+    const text = encodeTable(lines);
+    const size = Buffer.byteLength(text);
+    if (size > this.maxFileBytes) {
+      throw new StoreError('too_large', this.file, `refusing to write ${this.file}: ${size} bytes would exceed the ${this.maxFileBytes}-byte limit; nothing written`);
+    }
+    if (migrated && loaded.bytes) await this.backup(loaded.bytes, loaded.schemaVersion);
+    if (loaded.quarantined.length > 0) await this.appendQuarantine(loaded.quarantined);
+    await this.commit(lock, text, next, lines);
+    return out.result;
+  }
+
+  /** Writes `text` as the table (the lock checked first), then its digest, and remembers the rows. */
+  private async commit(lock: HeldLock, text: string, rows: Row[] | undefined, lines: string[] | undefined): Promise<void> {
+    await this.assertHeld(lock);
+    this.cache = undefined;
+    await this.atomicWrite(this.file, text);
+    const sum = digest(text);
+    await this.writeSum(sum);
+    if (!rows || !lines) return;
+    const lineRows = new Map<string, Row>();
+    rows.forEach((r, i) => {
+      deepFreeze(r);
+      const line = lines[i] as string;
+      this.rowLines.set(r, line);
+      lineRows.set(line, r);
+    });
+    this.lineRows = lineRows;
+    try {
+      this.cache = { key: statKey(await this.fs.stat(this.file)), rows };
+    } catch {
+      this.cache = undefined;
     }
   }
 
-  private async load(): Promise<Loaded> {
+  private async assertHeld(lock: HeldLock): Promise<void> {
+    try {
+      await lock.assertHeld();
+    } catch (e) {
+      throw new StoreError('lock', this.lockFile, `${errText(e)}; nothing written to ${this.file}`, { cause: e });
+    }
+  }
+
+  /** The fast path of append: splice one line into a file whose digest says it was written valid. */
+  private async spliceIn(lock: HeldLock, row: Row): Promise<boolean> {
+    let bytes: Buffer;
+    try {
+      const st = await this.fs.stat(this.file);
+      if (st.size > this.maxFileBytes) return false;
+      bytes = await this.fs.readFile(this.file);
+    } catch {
+      return false;
+    }
+    const head = HEADER_RE.exec(bytes.subarray(0, 64).toString('latin1'));
+    if (!head || Number(head[1]) !== SCHEMA_VERSION) return false;
+    if (!bytes.subarray(bytes.length - FOOTER.length).equals(Buffer.from(FOOTER))) return false;
+    if (digest(bytes) !== (await this.readSum())) return false;
+    // Only a real key holds `"id":"…"` unescaped: a match anywhere means the id is taken.
+    if (bytes.includes(`"id":${JSON.stringify(row.id)}`)) return false;
+    const line = this.lineOf(row);
+    const cut = bytes.length - FOOTER.length;
+    const empty = cut === head[0].length;
+    const text = Buffer.concat([bytes.subarray(0, empty ? cut : cut - 1), Buffer.from(`${empty ? '' : ',\n'}${line}\n${FOOTER}`)]);
+    if (text.length > this.maxFileBytes) {
+      throw new StoreError('too_large', this.file, `refusing to write ${this.file}: ${text.length} bytes would exceed the ${this.maxFileBytes}-byte limit; nothing written`);
+    }
+    await this.assertHeld(lock);
+    this.cache = undefined;
+    await this.atomicWrite(this.file, text);
+    await this.writeSum(digest(text));
+    return true;
+  }
+
+  private lineOf(row: Row): string {
+    let line = this.rowLines.get(row);
+    if (line === undefined) {
+      line = JSON.stringify(row);
+      this.rowLines.set(row, line);
+    }
+    return line;
+  }
+
+  /** The cached rows when the file on disk is still the version they came from. */
+  private async cached(): Promise<Row[] | undefined> {
+    if (!this.cache) return undefined;
+    try {
+      const st = await this.fs.stat(this.file);
+      if (statKey(st) === this.cache.key) return this.cache.rows;
+    } catch {
+      // fall through to a full load, which reports the problem
+    }
+    this.cache = undefined;
+    return undefined;
+  }
+
+  private async load(forWrite: boolean): Promise<Loaded<Row>> {
+    const hit = await this.cached();
+    if (hit) return { state: 'ok', schemaVersion: SCHEMA_VERSION, rows: hit, quarantined: [] };
     let size: number;
     let key: string;
     try {
@@ -224,7 +333,7 @@ export class Table<Row extends { id: string }> {
       key = statKey(st);
     } catch (e) {
       if (e instanceof StoreError) throw e;
-      if (errCode(e) === 'ENOENT') return { state: 'missing', schemaVersion: SCHEMA_VERSION, rawRows: [], bytes: undefined };
+      if (errCode(e) === 'ENOENT') return { state: 'missing', schemaVersion: SCHEMA_VERSION, rows: [], quarantined: [] };
       throw ioError('stat', this.file, e);
     }
     if (size > this.maxFileBytes) throw tooLarge(this.file, size, this.maxFileBytes);
@@ -232,20 +341,87 @@ export class Table<Row extends { id: string }> {
     try {
       bytes = await this.fs.readFile(this.file);
     } catch (e) {
-      if (errCode(e) === 'ENOENT') return { state: 'missing', schemaVersion: SCHEMA_VERSION, rawRows: [], bytes: undefined };
+      if (errCode(e) === 'ENOENT') return { state: 'missing', schemaVersion: SCHEMA_VERSION, rows: [], quarantined: [] };
       throw ioError('read', this.file, e);
     }
     if (bytes.length > this.maxFileBytes) throw tooLarge(this.file, bytes.length, this.maxFileBytes);
-    const { schemaVersion, rows } = decodeTable(bytes, this.file);
-    return { state: 'ok', schemaVersion, rawRows: rows, bytes, key };
+
+    const decoded = decodeTable(bytes, this.file);
+    const current = decoded.schemaVersion === SCHEMA_VERSION;
+    let rows: Row[];
+    let quarantined: QuarantinedRow[];
+    const laid = current && decoded.lines ? this.validateLines(decoded.lines, bytes) : undefined;
+    if (laid) {
+      ({ rows, quarantined } = laid);
+    } else {
+      const raw = decoded.raw ?? parseAll(bytes, this.file);
+      ({ rows, quarantined } = validateRows(this.migrate(decoded.schemaVersion, raw), this.rowSchema));
+      for (const r of rows) deepFreeze(r);
+    }
+    if (current && quarantined.length === 0) this.cache = { key, rows };
+    return { state: 'ok', key, schemaVersion: decoded.schemaVersion, rows, quarantined, ...(forWrite && !current ? { bytes } : {}) };
   }
 
-  private migrate(loaded: Loaded): unknown[] {
-    let rows = loaded.rawRows;
-    for (let v = loaded.schemaVersion; v < SCHEMA_VERSION; v++) {
+  /**
+   * Rows from the table's lines: a line seen before is its row; new lines are parsed and validated,
+   * or only parsed when the file's digest says its writer validated them. Undefined when a line is not
+   * JSON (then the whole file is parsed, and reported if it is not JSON either).
+   */
+  private validateLines(lines: string[], bytes: Buffer): { rows: Row[]; quarantined: QuarantinedRow[] } | undefined {
+    const fresh = lines.reduce((n, l) => n + (this.lineRows.has(l) ? 0 : 1), 0);
+    const trusted = fresh >= HASH_WORTH_LINES && digest(bytes) === this.sumSync();
+    const rows: Row[] = [];
+    const quarantined: QuarantinedRow[] = [];
+    const seen = new Map<string, number>();
+    const lineRows = new Map<string, Row>();
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i] as string;
+      let row = this.lineRows.get(line);
+      let value: unknown = row;
+      if (row === undefined) {
+        try {
+          value = JSON.parse(line);
+        } catch {
+          return undefined;
+        }
+        const label = rowLabel(value, i);
+        if (trusted) {
+          row = value as Row;
+        } else {
+          const bad = findForbiddenKey(value);
+          if (bad) {
+            quarantined.push({ row: value, reason: `${label}: ${bad}` });
+            continue;
+          }
+          const parsed = this.rowSchema.safeParse(value);
+          if (!parsed.success) {
+            quarantined.push({ row: value, reason: `${label}: ${formatIssues(parsed.error.issues)}` });
+            continue;
+          }
+          row = parsed.data;
+        }
+        deepFreeze(row);
+        this.rowLines.set(row, line);
+      }
+      const first = seen.get(row.id);
+      if (first !== undefined) {
+        quarantined.push({ row: value, reason: `${rowLabel(value, i)}: id: duplicate of rows[${first}], which is kept` });
+        continue;
+      }
+      seen.set(row.id, i);
+      lineRows.set(line, row);
+      rows.push(row);
+    }
+    this.lineRows = lineRows;
+    return { rows, quarantined };
+  }
+
+  private migrate(from: number, raw: unknown[]): unknown[] {
+    let rows = raw;
+    for (let v = from; v < SCHEMA_VERSION; v++) {
       const step = this.migrations[v];
       if (!step) {
-        throw new StoreError('shape', this.file, `${this.file} has schemaVersion ${loaded.schemaVersion}, older than this code's ${SCHEMA_VERSION}, and there is no migration from version ${v}; the file is left untouched`);
+        throw new StoreError('shape', this.file, `${this.file} has schemaVersion ${from}, older than this code's ${SCHEMA_VERSION}, and there is no migration from version ${v}; the file is left untouched`);
       }
       try {
         rows = step(rows);
@@ -282,42 +458,32 @@ export class Table<Row extends { id: string }> {
     return out;
   }
 
-  private async acquire(): Promise<HeldLock> {
-    const deadline = Date.now() + this.lockWaitMs;
-    let delay = 4;
-    const held = new HeldLock(this.file, this.lockFile);
-    for (;;) {
-      try {
-        const release = await lockfile.lock(this.file, {
-          stale: this.lockStaleMs,
-          realpath: false,
-          retries: 0,
-          lockfilePath: this.lockFile,
-          fs: lockFs,
-          // The default throws from a timer and would take the extension host down.
-          onCompromised: (err: Error) => {
-            held.compromised = err;
-            this.lastLockCompromise = { at: new Date(), message: err.message };
-          },
-        });
-        await held.taken(release);
-        return held;
-      } catch (e) {
-        if (errCode(e) !== 'ELOCKED') throw ioError('take the lock', this.lockFile, e);
-        const left = deadline - Date.now();
-        if (left <= 0) {
-          throw new StoreError(
-            'lock',
-            this.lockFile,
-            `could not obtain the lock on ${this.file} within ${this.lockWaitMs} ms: another window or the CLI holds ${this.lockFile}. ` +
-              `A lock left by a killed process is taken over once it is older than ${this.lockStaleMs} ms.`,
-            { cause: e },
-          );
-        }
-        // Short jittered polls: a lock is held for milliseconds, and each poll is one mkdir and one stat.
-        await sleep(Math.min(left, delay / 2 + Math.random() * delay));
-        delay = Math.min(delay * 1.5, 16);
-      }
+  /** The digest file, read synchronously: it is 41 bytes and read only when many lines are new. */
+  private sumSync(): string | undefined {
+    try {
+      return readFileSync(this.sumFile, 'utf8').trim();
+    } catch {
+      return undefined;
+    }
+  }
+
+  private async readSum(): Promise<string | undefined> {
+    try {
+      return (await fsp.readFile(this.sumFile, 'utf8')).trim();
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Best effort, outside the fault seam: a missing or stale digest only means the next reader validates the rows itself. */
+  private async writeSum(sum: string): Promise<void> {
+    const tmp = path.join(this.dir, `.${path.basename(this.sumFile)}.${process.pid}.${randomBase36(8)}.tmp`);
+    try {
+      await fsp.writeFile(tmp, `${sum}\n`);
+      await fsp.rename(tmp, this.sumFile);
+    } catch {
+      await fsp.unlink(tmp).catch(() => undefined);
+      await fsp.unlink(this.sumFile).catch(() => undefined);
     }
   }
 
@@ -328,10 +494,10 @@ export class Table<Row extends { id: string }> {
     } catch {
       return;
     }
-    const prefix = `.${this.name}.`;
+    const prefixes = [`.${this.name}.`, `.${path.basename(this.sumFile)}.`];
     const now = Date.now();
     for (const n of names) {
-      if (!n.startsWith(prefix) || !/\.\d+\.[a-z0-9]+\.tmp$/.test(n)) continue;
+      if (!prefixes.some((p) => n.startsWith(p)) || !/\.\d+\.[a-z0-9]+\.tmp$/.test(n)) continue;
       const p = path.join(this.dir, n);
       try {
         const st = await this.fs.stat(p);
@@ -386,10 +552,11 @@ export class Table<Row extends { id: string }> {
       const aside = path.join(this.dir, `${this.name}.quarantine.unreadable-${Date.now()}.json`);
       await this.io('rename', `${this.quarantineFile} -> ${aside}`, () => this.fs.rename(this.quarantineFile, aside));
     }
-    const seen = new Set(current.rows.map((r) => JSON.stringify(r)));
+    // Deep rows (thousands of levels) are kept verbatim too: no recursion in serializing them.
+    const seen = new Set(current.rows.map((r) => stringifyDeep(r)));
     let added = 0;
     for (const { row, reason } of items) {
-      const key = JSON.stringify(row);
+      const key = stringifyDeep(row);
       if (seen.has(key)) continue;
       seen.add(key);
       current.rows.push(row);
@@ -397,7 +564,7 @@ export class Table<Row extends { id: string }> {
       added++;
     }
     if (added === 0) return;
-    await this.atomicWrite(this.quarantineFile, `${JSON.stringify(current, null, 2)}\n`);
+    await this.atomicWrite(this.quarantineFile, `${stringifyDeep(current, 2)}\n`);
   }
 
   /** Temp file in the same directory, write, fsync, rename over `target`, fsync the directory. */
@@ -450,142 +617,96 @@ export class Table<Row extends { id: string }> {
   }
 }
 
-/**
- * What proper-lockfile writes into the lock directory's mtime, seen through the `fs` it is given:
- * the refresh timer's `utimes` calls. A value is accepted while its `utimes` is in flight too.
- */
-const lockMtimes = new Map<string, { confirmed: number; pending: Set<number> }>();
-
-const lockFs = {
-  mkdir: fsCb.mkdir,
-  stat: fsCb.stat,
-  rmdir: fsCb.rmdir,
-  rmdirSync: fsCb.rmdirSync,
-  realpath: fsCb.realpath,
-  utimes(p: string, atime: Date, mtime: Date, cb: (err: NodeJS.ErrnoException | null) => void): void {
-    const key = path.resolve(p);
-    const rec = lockMtimes.get(key);
-    const t = mtime.getTime();
-    rec?.pending.add(t);
-    fsCb.utimes(p, atime, mtime, (err) => {
-      if (rec) {
-        rec.pending.delete(t);
-        if (!err) rec.confirmed = t;
-      }
-      cb(err);
-    });
-  },
-};
-
-class HeldLock {
-  compromised: Error | undefined;
-  private releaseFn: (() => Promise<void>) | undefined;
-  private lostToOther = false;
-  private record: { confirmed: number; pending: Set<number> } | undefined;
-
-  constructor(
-    private readonly file: string,
-    private readonly lockFile: string,
-  ) {}
-
-  /** Called right after proper-lockfile created the lock directory. */
-  async taken(release: () => Promise<void>): Promise<void> {
-    this.releaseFn = release;
-    // The refresh timer first runs stale/2 (at least 1 s) from now, so this stat sees our own mtime.
-    let confirmed = Number.NaN;
-    try {
-      confirmed = (await fsp.stat(this.lockFile)).mtimeMs;
-    } catch {
-      // NaN matches nothing: the first check before a write reports the lock as lost.
-    }
-    this.record = { confirmed, pending: new Set() };
-    lockMtimes.set(this.lockFile, this.record);
-  }
-
-  /**
-   * Refuses to let a write go ahead when the lock is no longer ours. proper-lockfile reports a lost
-   * lock only from its refresh timer, which a frozen event loop delays, so the lock directory's
-   * mtime is compared with the one this process last gave it: another holder means another mtime.
-   */
-  async assertHeld(): Promise<void> {
-    this.throwIfCompromised();
-    const rec = this.record;
-    let mtimeMs: number;
-    try {
-      mtimeMs = (await fsp.stat(this.lockFile)).mtimeMs;
-    } catch (e) {
-      this.lostToOther = true;
-      throw this.lost(`the lock directory is gone: ${errText(e)}`);
-    }
-    // onCompromised may have run while the stat was in flight.
-    this.throwIfCompromised();
-    if (!rec) return;
-    const near = (t: number): boolean => Math.abs(t - mtimeMs) < 0.5;
-    if (near(rec.confirmed) || [...rec.pending].some(near)) return;
-    this.lostToOther = true;
-    throw this.lost('another process has taken it over');
-  }
-
-  async release(): Promise<void> {
-    const release = this.releaseFn;
-    this.releaseFn = undefined;
-    // Removing a lock directory another process now owns would let a third one in.
-    if (release && !this.lostToOther && !this.compromised) await release().catch(() => undefined);
-    if (this.record && lockMtimes.get(this.lockFile) === this.record) lockMtimes.delete(this.lockFile);
-  }
-
-  private throwIfCompromised(): void {
-    if (this.compromised) throw this.lost(this.compromised.message);
-  }
-
-  private lost(why: string): StoreError {
-    return new StoreError(
-      'lock',
-      this.lockFile,
-      `lost the lock on ${this.file} before writing (${why}); the event loop was probably frozen longer than the stale limit; nothing written`,
-    );
-  }
+/** One row per line: `{"schemaVersion":1,"rows":[` ⏎ row,⏎ … row ⏎ `]}`. Still one JSON value. */
+export function encodeTable(lines: readonly string[]): string {
+  return `{"schemaVersion":${SCHEMA_VERSION},"rows":[\n${lines.length ? `${lines.join(',\n')}\n` : ''}${FOOTER}`;
 }
 
-function decodeTable(bytes: Buffer, file: string): { schemaVersion: number; rows: unknown[] } {
-  const corrupt = (why: string, cause?: unknown): StoreError =>
-    new StoreError('corrupt', file, `${file} ${why}; it is left untouched and the table is read-only until a person repairs or removes it`, { cause });
-  const shape = (field: string, why: string): StoreError =>
-    new StoreError('shape', file, `${file}: ${field} ${why}; it is left untouched and the table is read-only until a person repairs it`);
-
-  if (bytes.length === 0) throw corrupt('is empty');
+/**
+ * The version of a table file and either its row lines (the writer's layout: each line one row's
+ * JSON, not parsed here) or, for any other layout, its parsed rows.
+ */
+function decodeTable(bytes: Buffer, file: string): { schemaVersion: number; raw?: unknown[]; lines?: string[] } {
+  if (bytes.length === 0) throw corruptError(file, 'is empty');
   let text: string;
   try {
     text = stripBom(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes));
   } catch (e) {
-    throw corrupt('is not valid UTF-8', e);
+    throw corruptError(file, 'is not valid UTF-8', e);
   }
-  if (/^\0+$/.test(text)) throw corrupt(`is filled with NUL bytes (${bytes.length} bytes; typical of a crash during a non-atomic write)`);
-  if (text.trim() === '') throw corrupt('holds only whitespace');
+  const laid = decodeLines(text);
+  if (laid) {
+    if (laid.schemaVersion > SCHEMA_VERSION) throw newerError(file, laid.schemaVersion);
+    return laid;
+  }
+  return { ...parseText(text, bytes.length, file) };
+}
+
+function corruptError(file: string, why: string, cause?: unknown): StoreError {
+  return new StoreError('corrupt', file, `${file} ${why}; it is left untouched and the table is read-only until a person repairs or removes it`, { cause });
+}
+
+function newerError(file: string, v: number): StoreError {
+  return new StoreError(
+    'newer',
+    file,
+    `${file} has schemaVersion ${v}, newer than this code's schemaVersion ${SCHEMA_VERSION} (a newer Life Thread wrote it); ` +
+      'this process leaves it byte-identical and treats the table as read-only: update this window or the CLI',
+  );
+}
+
+/** The rows of a file in the writer's layout whose lines turned out not to be JSON one by one. */
+function parseAll(bytes: Buffer, file: string): unknown[] {
+  const text = stripBom(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes));
+  return parseText(text, bytes.length, file).raw;
+}
+
+function parseText(text: string, size: number, file: string): { schemaVersion: number; raw: unknown[] } {
+  const shape = (field: string, why: string): StoreError =>
+    new StoreError('shape', file, `${file}: ${field} ${why}; it is left untouched and the table is read-only until a person repairs it`);
+  if (/^\0+$/.test(text)) throw corruptError(file, `is filled with NUL bytes (${size} bytes; typical of a crash during a non-atomic write)`);
+  if (text.trim() === '') throw corruptError(file, 'holds only whitespace');
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (e) {
-    throw corrupt(`is not valid JSON (${errText(e)})`, e);
+    throw corruptError(file, `is not valid JSON (${errText(e)})`, e);
   }
   if (!isRecord(value)) throw shape('the top level', 'must be an object { "schemaVersion": N, "rows": [...] }');
   if (!Object.hasOwn(value, 'schemaVersion')) throw shape('schemaVersion', 'is missing');
   const v = value.schemaVersion;
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw shape('schemaVersion', `must be a non-negative integer, found ${JSON.stringify(v)}`);
-  if (v > SCHEMA_VERSION) {
-    throw new StoreError(
-      'newer',
-      file,
-      `${file} has schemaVersion ${v}, newer than this code's schemaVersion ${SCHEMA_VERSION} (a newer Life Thread wrote it); ` +
-        'this process leaves it byte-identical and treats the table as read-only: update this window or the CLI',
-    );
-  }
+  if (v > SCHEMA_VERSION) throw newerError(file, v);
   if (!Object.hasOwn(value, 'rows')) throw shape('rows', 'is missing');
   const rows = value.rows;
   if (!Array.isArray(rows)) throw shape('rows', `must be an array, found ${rows === null ? 'null' : typeof rows}`);
   const extra = Object.keys(value).find((k) => k !== 'schemaVersion' && k !== 'rows');
   if (extra !== undefined) throw shape(JSON.stringify(extra), 'is not a known top-level key (only "schemaVersion" and "rows")');
-  return { schemaVersion: v, rows };
+  return { schemaVersion: v, raw: rows };
+}
+
+/** The writer's layout, or undefined when the file has another (hand-edited) one. Lines are not parsed. */
+function decodeLines(text: string): { schemaVersion: number; lines: string[] } | undefined {
+  const head = HEADER_RE.exec(text);
+  if (!head) return undefined;
+  let end = text.length;
+  while (end > 0 && /\s/.test(text.charAt(end - 1))) end--;
+  if (text.slice(end - 2, end) !== ']}' || text.charAt(end - 3) !== '\n') return undefined;
+  const lines: string[] = [];
+  const body = text.slice(head[0].length, end - 3);
+  if (body !== '') {
+    const parts = body.split('\n');
+    for (let i = 0; i < parts.length; i++) {
+      let line = parts[i] as string;
+      if (i < parts.length - 1) {
+        if (!line.endsWith(',')) return undefined;
+        line = line.slice(0, -1);
+      }
+      if (!line.startsWith('{') || !line.endsWith('}')) return undefined;
+      lines.push(line);
+    }
+  }
+  return { schemaVersion: Number(head[1]), lines };
 }
 
 function validateRows<Row extends { id: string }>(raw: unknown[], schema: z.ZodType<Row>): { rows: Row[]; quarantined: QuarantinedRow[] } {
@@ -662,6 +783,10 @@ function deepFreeze(v: unknown): void {
   for (const k of Object.keys(v)) deepFreeze((v as Record<string, unknown>)[k]);
 }
 
+function digest(data: string | Uint8Array): string {
+  return createHash('sha1').update(data).digest('hex');
+}
+
 function stripBom(s: string): string {
   return s.charCodeAt(0) === 0xfeff ? s.slice(1) : s;
 }
@@ -680,10 +805,6 @@ function errCode(e: unknown): string | undefined {
 
 function errText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** Records a dispatcher pass: `reminders.tick` holds the ISO time and gets a fresh mtime. */

@@ -1,35 +1,36 @@
 /**
- * The durable wakes (design §3, `wakes.json`, §8): add, list, cancel by token, and the transitions
- * of src/core/wake.ts applied under the table's cross-process lock, so a wake is claimed by one
- * window exactly once. Shared by the extension host and the CLI (which never fires wakes: only the
- * extension can start a chat turn).
+ * The durable wakes (design §3, `wakes.json`, §8, §9): add, list, cancel, and the lifecycle of
+ * ../core/wake/row.ts applied under the table's cross-process lock, so every step is on disk before it
+ * has effect and a wake is delivered by one holder at a time. Shared by the extension host, the CLI and
+ * the MCP server.
  */
 import { open } from 'node:fs/promises';
-import type { Holder } from '../core/dispatch';
+import type { Holder, Liveness } from '../core/claim';
 import { InputError } from '../core/errors';
+import type { LandingRef } from '../core/landing';
+import { LOG_TAIL_BYTES, type NewWake } from '../core/wake/contract';
 import {
-  claimDueRows,
-  claimMatching,
+  annotate,
+  cancelRows,
+  claimDueTimers,
+  claimHeld,
+  claimTriggered,
   cleanRows,
   heartbeatRows,
-  LOG_TAIL_BYTES,
-  markLostRows,
-  matchesJob,
+  holdClaimed,
+  markDelivered,
   newWakeRow,
   nextDueAt,
-  recordWakeFact,
-  settleStaleRows,
+  takeOverOrphans,
   wakeRowSchema,
-  watchJobRows,
+  type ClaimContext,
   type ClaimedWake,
-  type DeskState,
-  type EventWhen,
-  type NewWake,
+  type HeldReason,
   type WakeFact,
   type WakeOutcome,
   type WakeRow,
-} from '../core/wake';
-import type { LandingRef } from '../core/landing';
+} from '../core/wake/row';
+import type { Owner } from '../core/schema';
 import type { FsSeam } from './fs-seam';
 import { newId, randomBase36 } from './ids';
 import { Table, type TableSnapshot } from './store';
@@ -38,17 +39,16 @@ export interface WakeStoreOptions {
   dir: string;
   fs?: FsSeam;
   lockWaitMs?: number;
-  lockStaleMs?: number;
 }
 
-/** Who claims, and how tokens are made (default: 16 random base36 characters). */
+/** Who claims, and when. */
 export interface WakeClaimer {
   now: Date;
   holder: Holder;
   newToken?: () => string;
 }
 
-function ctxOf(c: WakeClaimer): { now: Date; holder: Holder; newToken: () => string } {
+function ctxOf(c: WakeClaimer): ClaimContext {
   return { now: c.now, holder: c.holder, newToken: c.newToken ?? (() => randomBase36(16)) };
 }
 
@@ -58,17 +58,13 @@ export class WakeStore {
 
   constructor(opts: WakeStoreOptions) {
     this.dir = opts.dir;
-    this.table = new Table<WakeRow>({ dir: opts.dir, fs: opts.fs, lockWaitMs: opts.lockWaitMs, lockStaleMs: opts.lockStaleMs, name: 'wakes', rowSchema: wakeRowSchema });
+    this.table = new Table<WakeRow>({ dir: opts.dir, fs: opts.fs, lockWaitMs: opts.lockWaitMs, name: 'wakes', rowSchema: wakeRowSchema });
   }
 
-  /**
-   * Writes a parsed wake (parseWakeInput's `kind: 'wake'` result) as a pending row `w-…`. `window`:
-   * the window adding it, kept as the watcher of a task or terminal job; `jobStartedAt`: the job is
-   * already running there.
-   */
-  async add(parsed: NewWake, opts: { now: Date; window?: string; jobStartedAt?: Date }): Promise<WakeRow> {
+  /** Writes a parsed wake (parseWakeInput's `kind: 'wake'` result) as a pending row `w-…`, owned by its setter. */
+  async add(parsed: NewWake, opts: { now: Date; owner?: Owner; jobStartedAt?: Date; landing?: LandingRef }): Promise<WakeRow> {
     const row = newWakeRow(parsed, { id: newId('w'), ...opts });
-    await this.table.update((rows) => ({ rows: [...rows, row], result: undefined }));
+    await this.table.append(row);
     return row;
   }
 
@@ -85,102 +81,104 @@ export class WakeStore {
   }
 
   /**
-   * Removes the pending wakes holding `token` and returns them. No wake with it →
+   * Cancels the wakes holding `token` that have not fired and returns them. No wake with it →
    * InputError(field); only fired ones → InputError(field) saying so (they are kept for the list).
    */
-  async cancel(token: string, field = 'cancel_token'): Promise<WakeRow[]> {
+  async cancel(token: string, field = 'cancel_token', now = new Date()): Promise<WakeRow[]> {
     const t = typeof token === 'string' ? token.trim() : '';
     if (t === '') throw new InputError(field, 'is missing: give the cancel token the wake was added with');
     return this.table.update((rows) => {
       const holding = rows.filter((r) => r.cancelToken === t);
-      const pending = holding.filter((r) => r.status === 'pending');
       if (holding.length === 0) throw new InputError(field, `no wake holds the cancel token '${t}'`);
-      if (pending.length === 0) {
-        throw new InputError(field, `the wake${holding.length === 1 ? '' : 's'} holding '${t}' already ${holding.length === 1 ? 'has' : 'have'} fired (${holding.map((r) => r.id).join(', ')}); nothing to cancel`);
+      const r = cancelRows(rows, (x) => x.cancelToken === t, now);
+      if (r.cancelled.length === 0) {
+        throw new InputError(field, `the wake${holding.length === 1 ? '' : 's'} holding '${t}' ${holding.length === 1 ? 'is' : 'are'} no longer waiting (${holding.map((x) => `${x.id} ${x.status}`).join(', ')}); nothing to cancel`);
       }
-      const gone = new Set(pending.map((r) => r.id));
-      return { rows: rows.filter((r) => !gone.has(r.id)), result: pending };
+      return { rows: r.rows, result: r.cancelled };
     });
   }
 
-  /** Removes one wake by id (the sidebar's remove); unknown id → InputError(field). */
-  async remove(id: string, field = 'id'): Promise<WakeRow> {
+  /** Cancels one wake by id (the sidebar's remove); unknown id or one no longer waiting → InputError(field). */
+  async cancelById(id: string, field = 'id', now = new Date()): Promise<WakeRow> {
     return this.table.update((rows) => {
       const found = rows.find((r) => r.id === id);
       if (!found) throw new InputError(field, `no wake with id ${id}`);
-      return { rows: rows.filter((r) => r.id !== id), result: found };
+      const r = cancelRows(rows, (x) => x.id === id, now);
+      const row = r.cancelled[0];
+      if (!row) throw new InputError(field, `wake ${id} is ${found.status}; only a waiting wake can be cancelled`);
+      return { rows: r.rows, result: row };
     });
   }
 
   /**
-   * Claims the due wakes, each exactly once across windows and processes: pending timers whose
-   * nextRunAt ≤ now, and event wakes triggered while paused or capped once their time came. At most
-   * `max` (the hourly cap's room). Fired wakes older than a day are cleaned in the same write.
+   * Claims the timers that came due among those `eligible` selects (one holder each, across windows and
+   * processes); one past `maxLatenessMs` becomes missed. Settled wakes older than a day are cleaned
+   * in the same write.
    */
-  async claimDueTimers(now: Date, holder: Holder, newToken?: () => string, opts: { max?: number; maxLatenessMs?: number; retentionMs?: number } = {}): Promise<ClaimedWake[]> {
-    const ctx = ctxOf({ now, holder, newToken });
-    return this.table.update((rows) => {
-      const c = claimDueRows(rows, ctx, opts);
-      const cleaned = cleanRows(c.rows, now, opts.retentionMs);
-      const changed = c.changed || cleaned.cleaned.length > 0;
-      return { rows: changed ? cleaned.rows : rows, result: c.claimed };
-    });
-  }
-
-  /**
-   * A job ended: claims every pending job.done wake for `jobId` with the outcome on it. With
-   * `trigger` (wakes paused, or over the hourly cap) they are only triggered and ignite through
-   * claimDueTimers from `trigger.dueAt`; the result is then empty.
-   */
-  async claimJob(jobId: string, event: WakeOutcome, claimer: WakeClaimer, opts: { trigger?: { dueAt: Date } } = {}): Promise<ClaimedWake[]> {
-    return this.claim(matchesJob(jobId), event, claimer, opts);
-  }
-
-  /** presence.online or scm.changed happened: claims (or triggers) the pending wakes of that kind, of one thread if given. */
-  async claimKind(when: EventWhen, claimer: WakeClaimer, opts: { threadId?: string; outcome?: WakeOutcome; trigger?: { dueAt: Date } } = {}): Promise<ClaimedWake[]> {
-    const match = (r: WakeRow): boolean => r.when === when && (opts.threadId === undefined || r.threadId === opts.threadId);
-    return this.claim(match, opts.outcome ?? {}, claimer, opts);
-  }
-
-  private async claim(match: (r: WakeRow) => boolean, outcome: WakeOutcome, claimer: WakeClaimer, opts: { trigger?: { dueAt: Date } }): Promise<ClaimedWake[]> {
+  async claimDue(claimer: WakeClaimer, opts: { eligible: (row: WakeRow) => boolean; maxLatenessMs?: number; retentionMs?: number }): Promise<{ claimed: ClaimedWake[]; missed: string[] }> {
     const ctx = ctxOf(claimer);
     return this.table.update((rows) => {
-      const r = claimMatching(rows, match, ctx, outcome, opts);
+      const c = claimDueTimers(rows, ctx, opts);
+      const cleaned = cleanRows(c.rows, ctx.now, opts.retentionMs);
+      const changed = c.changed || cleaned.cleaned.length > 0;
+      return { rows: changed ? cleaned.rows : rows, result: { claimed: c.claimed, missed: c.missed } };
+    });
+  }
+
+  /** A trigger happened (a job ended, the user is back, the repository changed): claims the pending wakes `match` selects. */
+  async claimTriggered(match: (row: WakeRow) => boolean, outcome: WakeOutcome, claimer: WakeClaimer): Promise<ClaimedWake[]> {
+    const ctx = ctxOf(claimer);
+    return this.table.update((rows) => {
+      const r = claimTriggered(rows, match, ctx, outcome);
       return { rows: r.changed ? r.rows : rows, result: r.claimed };
     });
   }
 
-  /** A window saw `jobId` start: its waiting job.done wakes are watched by that window from now. */
-  async watchJob(jobId: string, window: string, startedAt: Date): Promise<string[]> {
-    return this.table.update((rows) => {
-      const r = watchJobRows(rows, jobId, window, startedAt);
-      const ids = r.rows.filter((x, i) => x !== rows[i]).map((x) => x.id);
-      return { rows: r.changed ? r.rows : rows, result: ids };
-    });
-  }
-
-  /**
-   * `window` is gone (closed or reloaded): the job.done wakes it watched fire with jobStatus lost
-   * (returned as claims to deliver); those still waiting for their job to start are released.
-   */
-  async markLost(window: string, claimer: WakeClaimer): Promise<{ lost: ClaimedWake[]; released: string[] }> {
+  /** Claims held wakes that may go now (their reason no longer applies), at most `max`. */
+  async claimHeld(claimer: WakeClaimer, opts: { eligible: (row: WakeRow) => boolean; max?: number }): Promise<ClaimedWake[]> {
     const ctx = ctxOf(claimer);
     return this.table.update((rows) => {
-      const r = markLostRows(rows, window, ctx);
-      return { rows: r.changed ? r.rows : rows, result: { lost: r.claimed, released: r.released } };
+      const r = claimHeld(rows, ctx, opts);
+      return { rows: r.changed ? r.rows : rows, result: r.claimed };
     });
   }
 
-  /** Re-reads the row and returns it only if this claim's token is still on it. */
-  async verifyClaim(claimed: Pick<ClaimedWake, 'id' | 'token'>): Promise<WakeRow | undefined> {
-    return (await this.list()).find((r) => r.id === claimed.id && r.claim?.token === claimed.token);
+  /** Puts this holder's claimed wakes back on disk as held, with the reason they wait. */
+  async hold(claims: readonly Pick<ClaimedWake, 'id' | 'token'>[], reason: HeldReason, now = new Date()): Promise<string[]> {
+    if (claims.length === 0) return [];
+    return this.table.update((rows) => {
+      const r = holdClaimed(rows, claims, reason, now);
+      return { rows: r.held.length > 0 ? r.rows : rows, result: r.held };
+    });
   }
 
-  /** Writes the delivery fact (delivered, via, wakeChars, timeToLocusMs, …) if the claim is still ours; false when the row is gone. */
-  async recordFact(id: string, token: string, fact: WakeFact, extra: { landing?: LandingRef; desk?: DeskState } = {}): Promise<boolean> {
+  /** The receiver had the pulse of these wakes: they become fired with the delivery fact. */
+  async delivered(ids: readonly string[], fact: WakeFact, now = new Date()): Promise<string[]> {
+    if (ids.length === 0) return [];
     return this.table.update((rows) => {
-      const r = recordWakeFact(rows, id, token, fact, extra);
-      return { rows: r.applied ? r.rows : rows, result: r.applied };
+      const r = markDelivered(rows, ids, fact, now);
+      return { rows: r.delivered.length > 0 ? r.rows : rows, result: r.delivered };
+    });
+  }
+
+  /** Adds to the fact of wakes (wake_chars, time to locus) and the landing as it was shown. */
+  async annotate(ids: readonly string[], fact: WakeFact, extra: { landing?: LandingRef } = {}): Promise<void> {
+    if (ids.length === 0) return;
+    await this.table.update((rows) => {
+      const r = annotate(rows, ids, fact, extra);
+      return { rows: r.changed ? r.rows : rows, result: undefined };
+    });
+  }
+
+  /** Takes over deliveries whose holder is gone and triggers as lost the jobs whose watching window is gone. */
+  async takeOverOrphans(
+    claimer: WakeClaimer,
+    opts: { eligible: (row: WakeRow) => boolean; alive?: Liveness; ownLiveTokens?: ReadonlySet<string> },
+  ): Promise<{ claimed: ClaimedWake[]; lost: string[]; resumed: string[] }> {
+    const ctx = ctxOf(claimer);
+    return this.table.update((rows) => {
+      const r = takeOverOrphans(rows, ctx, opts);
+      return { rows: r.changed ? r.rows : rows, result: { claimed: r.claimed, lost: r.lost, resumed: r.resumed } };
     });
   }
 
@@ -192,15 +190,7 @@ export class WakeStore {
     });
   }
 
-  /** Deliveries whose holder died get `delivered: false`; returns their ids. */
-  async settleStale(now: Date, opts: { holder?: Holder; ownLiveTokens?: ReadonlySet<string>; staleMs?: number } = {}): Promise<string[]> {
-    return this.table.update((rows) => {
-      const r = settleStaleRows(rows, now, opts);
-      return { rows: r.settled.length > 0 ? r.rows : rows, result: r.settled };
-    });
-  }
-
-  /** The earliest due instant of a timer (or a triggered event wake), for the host's one timer. */
+  /** The earliest instant a pending timer comes due, for one timer. */
   async nextTimerAt(): Promise<Date | null> {
     return nextDueAt(await this.list());
   }

@@ -31,7 +31,9 @@ export const feedItemSchema = z.object({
   at: z.string(),
   title: z.string(),
   body: z.string(),
-  tone: z.enum(['info', 'error']),
+  tone: z.enum(['info', 'ok', 'error']),
+  /** The row it is about, when there is one. */
+  ref: z.string().optional(),
 });
 export type FeedItem = z.infer<typeof feedItemSchema>;
 

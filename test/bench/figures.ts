@@ -7,6 +7,14 @@ export interface Figure {
   unit: string;
   target?: number;
   baseline?: number;
+  /** `higher` where more is better (a recall); otherwise lower is better. */
+  better?: 'higher';
+}
+
+/** Whether a figure meets its target (true when it has none). */
+export function meetsTarget(f: Figure): boolean {
+  if (f.target === undefined) return true;
+  return f.better === 'higher' ? f.value >= f.target : f.value <= f.target;
 }
 
 /** Benchmarks write their figures as parts; the bench runner merges them into bench.json. */

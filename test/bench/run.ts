@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../runner/codeServer';
-import { readAllFigures } from './figures';
+import { meetsTarget, readAllFigures } from './figures';
 
 const RESULTS = join(ROOT, 'test-results');
 const parts = join(RESULTS, 'bench-parts');
@@ -38,8 +38,10 @@ if (hostWanted.length) {
 const figures = readAllFigures(RESULTS);
 writeFileSync(join(RESULTS, 'bench.json'), JSON.stringify(figures, null, 2) + '\n');
 const rows = Object.entries(figures).map(([name, f]) => {
-  const verdict = f.target === undefined ? '' : f.value <= f.target ? 'meets target' : 'MISSES target';
-  return [name, `${f.value} ${f.unit}`, f.target === undefined ? '' : `${f.target} ${f.unit}`, f.baseline === undefined ? '' : `${f.baseline} ${f.unit}`, verdict];
+  const verdict = f.target === undefined ? '' : meetsTarget(f) ? 'meets target' : 'MISSES target';
+  // The bench judges every target (design §8): a miss fails the run.
+  if (!meetsTarget(f)) failed = true;
+  return [name, `${f.value} ${f.unit}`, f.target === undefined ? '' : `${f.better === 'higher' ? '≥' : '≤'} ${f.target} ${f.unit}`, f.baseline === undefined ? '' : `${f.baseline} ${f.unit}`, verdict];
 });
 const header = ['figure', 'value', 'target', 'baseline', ''];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));

@@ -5,7 +5,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { existsSync, mkdirSync, writeFileSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { copyExtension, type InstallableExtension } from './install';
 
@@ -44,6 +45,8 @@ export interface RunningServer {
   port: number;
   url: string;
   userDataDir: string;
+  /** The short temp dir holding its TMPDIR and sockets; removed when it exits. */
+  socketDir: string;
   extensionsDir: string;
   process: ChildProcess;
   stop(): Promise<void>;
@@ -67,15 +70,25 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export function sandboxEnv(stateDir: string): Record<string, string> {
+/**
+ * A fresh directory for sockets and TMPDIR, short whatever the checkout's path: a Unix socket path over
+ * ~107 bytes aborts Chromium ("Socket path too long") and breaks VS Code's IPC (test-host.md, "Paths that must stay short").
+ */
+export function shortTempDir(prefix: string): string {
+  const osTemp = tmpdir();
+  return mkdtempSync(join(osTemp.length <= 40 ? osTemp : '/tmp', prefix));
+}
+
+/** HOME and XDG_* under the state dir (kept between phases); TMPDIR and XDG_RUNTIME_DIR, where sockets go, under `shortDir`. */
+export function sandboxEnv(stateDir: string, shortDir: string): Record<string, string> {
   const home = join(stateDir, 'home');
   const env: Record<string, string> = {
     HOME: home,
     XDG_CONFIG_HOME: join(home, '.config'),
     XDG_DATA_HOME: join(home, '.local', 'share'),
     XDG_CACHE_HOME: join(home, '.cache'),
-    XDG_RUNTIME_DIR: join(stateDir, 'run'),
-    TMPDIR: join(stateDir, 'tmp'),
+    XDG_RUNTIME_DIR: join(shortDir, 'run'),
+    TMPDIR: join(shortDir, 'tmp'),
   };
   for (const d of Object.values(env)) mkdirSync(d, { recursive: true, mode: 0o700 });
   return env;
@@ -114,6 +127,7 @@ export async function startCodeServer(opts: ServerOptions): Promise<RunningServe
   writeFileSync(configPath, 'auth: none\ncert: false\n');
 
   const port = opts.port ?? (await freePort());
+  const shortDir = shortTempDir('lt-cs-');
   const args = [
     CODE_SERVER,
     '--bind-addr', `127.0.0.1:${port}`,
@@ -126,9 +140,10 @@ export async function startCodeServer(opts: ServerOptions): Promise<RunningServe
     '--disable-workspace-trust',
     '--disable-getting-started-override',
     '--reconnection-grace-time', '5',
+    '--session-socket', join(shortDir, 'session.sock'),
   ];
   if (opts.smokeTestDriver) args.push('--vscode-option', 'enable-smoke-test-driver');
-  const env = { ...process.env, ...sandboxEnv(opts.stateDir), ...opts.env };
+  const env = { ...process.env, ...sandboxEnv(opts.stateDir, shortDir), ...opts.env };
   delete env.VSCODE_IPC_HOOK_CLI;
   delete env.ELECTRON_RUN_AS_NODE;
   const child = spawn(NODE24, args, { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -144,6 +159,7 @@ export async function startCodeServer(opts: ServerOptions): Promise<RunningServe
   let exited = false;
   child.once('exit', () => {
     exited = true;
+    rmSync(shortDir, { recursive: true, force: true });
   });
 
   const url = `http://127.0.0.1:${port}`;
@@ -167,6 +183,7 @@ export async function startCodeServer(opts: ServerOptions): Promise<RunningServe
     port,
     url,
     userDataDir,
+    socketDir: shortDir,
     extensionsDir,
     process: child,
     stop: async () => {

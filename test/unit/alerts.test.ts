@@ -157,6 +157,6 @@ describe('settleCommandRun', () => {
 
   it('alert text carries the error and the log summary', () => {
     const text = alertText({ id: 'c-t', command: 'npm test' }, { exitCode: 1 }, '> mocha\n\n  10 passing (2s)\n  2 failing\n\n  1) thing\n     Error: boom\n');
-    assert.equal(text, 'Command c-t failed (exit 1): npm test\nmocha: 10 passing, 2 failing');
+    assert.equal(text, 'Command c-t failed (exit 1): npm test\nmocha: 10 passed, 2 failed');
   });
 });

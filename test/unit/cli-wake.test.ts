@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { wakeRowSchema, type WakeRow } from '../../src/core/wake';
+import { wakeRowSchema, type WakeRow } from '../../src/core/wake/row';
 import { pool, runCli, tempStores, type CliResult } from './helpers/cliHarness';
 
 const NOW = '2026-10-03T07:00:00.000Z'; // Saturday, 09:00 in Europe/Berlin
@@ -81,9 +81,21 @@ describe('life-thread wake', { concurrency: 2 }, () => {
     assert.deepEqual(listed, [t, w, timerExplicit, j, p, s]);
 
     const removed = asWakes(await json(['wake', 'cancel', 'k1', '--store', dir]));
-    assert.deepEqual(removed, [j, p]);
-    assert.deepEqual(asWakes(await json(['wake', 'list', '--store', dir])).map((r) => r.id), [t.id, w.id, timerExplicit.id, s.id]);
-    assert.match(await fails(['wake', 'cancel', 'k1', '--store', dir], 2, 'cancel-token'), /no wake holds/);
+    // Cancelled rows stay listed for a day, saying so (design §9).
+    assert.deepEqual(
+      removed.map((r) => ({ ...r, cancelledAt: undefined })),
+      [j, p].map((r) => ({ ...r, status: 'cancelled', cancelledAt: undefined })),
+    );
+    for (const r of removed) assert.ok(Number.isFinite(Date.parse(r.cancelledAt ?? '')));
+    assert.deepEqual(
+      asWakes(await json(['wake', 'list', '--store', dir])).map((r) => [r.id, r.status]),
+      [t, w, timerExplicit, j, p, s].map((r) => [r.id, r === j || r === p ? 'cancelled' : 'pending']),
+    );
+    assert.match(await fails(['wake', 'cancel', 'k1', '--store', dir], 2, 'cancel-token'), /no longer waiting/);
+    assert.match(await fails(['wake', 'cancel', 'nope', '--store', dir], 2, 'cancel-token'), /no wake holds/);
+    // A wake added by the CLI records the CLI as its owner, with its working directory.
+    assert.equal(t.owner?.kind, 'cli');
+    assert.equal(t.owner?.folders, undefined);
   });
 
   it('human output names the zone and says only the extension fires wakes', async () => {
@@ -95,8 +107,9 @@ describe('life-thread wake', { concurrency: 2 }, () => {
     assert.match(list.stdout, /^1 wake \(times in zone Europe\/Berlin; only the VS Code extension fires wakes\)\nw-[a-z0-9]{10} {2}pending {2}timer {2}at Sat 3 Oct 10:00 CEST/);
     const cancel = await cli(['wake', 'cancel', 'kk', '--store', dir]);
     assert.match(cancel.stdout, /^Cancelled 1 wake holding 'kk': w-[a-z0-9]{10}\n$/);
-    const empty = await cli(['wake', 'list', '--store', dir]);
-    assert.match(empty.stdout, /^No wakes/);
+    const after = await cli(['wake', 'list', '--store', dir]);
+    assert.match(after.stdout, /^1 wake .*\nw-[a-z0-9]{10} {2}cancelled {2}timer {2}cancelled /);
+    assert.match(await fails(['wake', 'cancel', 'nope', '--store', dir], 2, 'cancel-token'), /no wake holds/);
   });
 
   it('bad input: exit 2 with the field as typed; nothing is written', async () => {
@@ -170,10 +183,10 @@ describe('life-thread wake', { concurrency: 2 }, () => {
       [after[1]?.id, 'pending', undefined],
     ]);
     const doc = (await json(['doctor', '--store', dir, '--now', at(60_000)])) as { wakes: unknown; schemaVersions: Record<string, unknown>; quarantined: unknown[] };
-    assert.deepEqual(doc.wakes, { total: 2, pending: 2, fired: 0, missed: 0, nextTimerAt: at(5000) });
+    assert.deepEqual(doc.wakes, { total: 2, pending: 2, held: 0, delivering: 0, fired: 0, missed: 0, cancelled: 0, nextTimerAt: at(5000) });
     assert.equal(doc.schemaVersions.wakes, 1);
     const human = await cli(['doctor', '--store', dir, '--now', at(60_000)]);
-    assert.match(human.stdout, /\nRows: 0 reminders, 0 commands, 2 wakes\nWakes: 2 pending, 0 fired, 0 missed; next timer .* \(fired only by the extension\)\n/);
+    assert.match(human.stdout, /\nRows: 0 reminders, 0 commands, 2 wakes\nWakes: 2 pending, 0 held, 0 delivering, 0 fired, 0 missed, 0 cancelled; next timer .* \(fired only by the extension\)\n/);
     // A bad wake row is quarantined like any table's.
     const file = path.join(dir, 'wakes.json');
     const table = JSON.parse(fs.readFileSync(file, 'utf8')) as { schemaVersion: number; rows: unknown[] };

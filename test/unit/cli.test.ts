@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import lockfile from 'proper-lockfile';
+import { acquireLock } from '../../src/node/lock';
 import { commandRowSchema, reminderRowSchema, type CommandRow, type ReminderRow } from '../../src/core/schema';
 import { CLI, REPO, baseEnv, pool, runCli, tempStores, writeTable, type CliResult, type RunOpts } from './helpers/cliHarness';
 
@@ -481,7 +481,10 @@ describe('life-thread CLI', { concurrency: 2 }, () => {
     assert.ok(human.stderr.startsWith(`life-thread: store: ${file} is not valid JSON`), human.stderr);
     assert.equal(human.stderr.trim().split('\n').length, 1);
     // Not renamed aside, not quarantined, no pulse.
-    assert.deepEqual(fs.readdirSync(dir).filter((f) => f !== 'schedule-commands.json'), ['reminders.json']);
+    assert.deepEqual(
+      fs.readdirSync(dir).filter((f) => f !== 'schedule-commands.json' && f !== '.locks' && f !== '.schedule-commands.json.sum'),
+      ['reminders.json'],
+    );
 
     const dir2 = freshStore();
     const newer = Buffer.from(`${JSON.stringify({ schemaVersion: 2, rows: [{ id: 'c-fromthefuture', newField: true }] }, null, 2)}\n`);
@@ -521,7 +524,9 @@ describe('life-thread CLI', { concurrency: 2 }, () => {
   it('exit 3 when the lock is not obtained in time (held by another process); then it works', async () => {
     const dir = freshStore();
     const table = path.join(dir, 'reminders.json');
-    const release = await lockfile.lock(table, { lockfilePath: `${table}.lock`, realpath: false, stale: 60_000, retries: 0 });
+    const lockDir = path.join(dir, '.locks', 'reminders.json');
+    const held = await acquireLock(lockDir, { waitMs: 1000 });
+    const release = (): Promise<void> => held.release();
     let released = false;
     try {
       const env = { LIFE_THREAD_LOCK_WAIT_MS: '1500' };
@@ -529,11 +534,13 @@ describe('life-thread CLI', { concurrency: 2 }, () => {
       const reason = await fails(['remind', 'add', '--store', dir, '--now', NOW, '--text', 'x', '--when', 'in 1 hour'], 3, 'store', { env });
       const waited = Date.now() - started;
       assert.match(reason, /could not obtain the lock/);
-      assert.ok(reason.includes(`${table}.lock`), reason);
+      assert.ok(reason.includes(lockDir), reason);
+      assert.ok(reason.includes(`process ${process.pid}`), reason);
+      assert.ok(reason.includes(`nothing was changed in ${table}`), reason);
       assert.ok(waited >= 1500, `gave up after ${waited} ms`);
       const human = await cli(['dispatch', '--once', '--store', dir, '--now', NOW], { env });
       assert.equal(human.code, 3);
-      assert.match(human.stderr, /^life-thread: store: could not obtain the lock on .*reminders\.json within 1500 ms/);
+      assert.match(human.stderr, /^life-thread: store: could not obtain the lock .*reminders\.json within 1500 ms/);
       // Reading needs no lock.
       assert.deepEqual(await json(['remind', 'list', '--store', dir]), []);
       await release();
@@ -555,7 +562,7 @@ describe('life-thread CLI', { concurrency: 2 }, () => {
       schemaVersions: { code: 1, reminders: null, 'schedule-commands': null, wakes: null },
       quarantined: [],
       nextRuns: [],
-      wakes: { total: 0, pending: 0, fired: 0, missed: 0, nextTimerAt: null },
+      wakes: { total: 0, pending: 0, held: 0, delivering: 0, fired: 0, missed: 0, cancelled: 0, nextTimerAt: null },
     });
     assert.match(await ok(['doctor', '--store', dir, '--now', t0]), /^Dispatcher: STALLED: no pass recorded yet/);
 

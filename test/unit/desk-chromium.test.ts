@@ -173,6 +173,19 @@ describe('desk on a real Chromium', { skip: missing }, () => {
     assert.equal((await desk.pages()).length, 1);
   });
 
+  it('a profile at a long path (a deep home or checkout) starts: the sockets live in a short temp dir, removed at stop', async () => {
+    const profileDir = path.join(root, 'home-of-someone-with-a-long-name', '.config', 'Code', 'User', 'globalStorage', 'lifethread.life-thread', 'desk-profile');
+    const socketDirs = () => fs.readdirSync(os.tmpdir()).filter((n) => n.startsWith('lt-chromium-'));
+    const before = socketDirs();
+    const started = await startChromium({ chromiumPath: CHROMIUM, profileDir, display: undefined });
+    running = started;
+    assert.match((await new ChromeRemoteTransport(started.endpoint).version()).browser, /Chrom/);
+    assert.equal(socketDirs().length, before.length + 1, 'one socket dir while it runs');
+    await started.stop();
+    running = undefined;
+    assert.deepEqual(socketDirs(), before, 'the socket dir is removed at stop');
+  });
+
   it('a Chromium path that does not exist gives a clear error', async () => {
     await assert.rejects(
       startChromium({ chromiumPath: path.join(root, 'no-such-chromium'), profileDir: path.join(root, 'profile-3'), display: undefined }),

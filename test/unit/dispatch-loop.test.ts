@@ -13,6 +13,7 @@ import type { ClaimedRun, Holder } from '../../src/core/dispatch';
 import { commandRowSchema, reminderRowSchema, type CommandRow, type Fact, type ReminderRow, type Schedule } from '../../src/core/schema';
 import { DispatchLoop, HEARTBEAT_EVERY_MS, MAX_SLEEP_MS } from '../../src/node/dispatchLoop';
 import { dispatchOnce, type Firer } from '../../src/node/fire';
+import { lockState } from '../../src/node/lock';
 import { faultyFs, type Fault } from '../../src/node/fs-seam';
 import { ScheduleStore, type PassOutcome } from '../../src/node/schedule';
 import { PULSE_FILE, StoreError } from '../../src/node/store';
@@ -130,8 +131,12 @@ function passTimers(time: FakeTime): { at: number; ms: number }[] {
   return time.pending().filter((t) => t.ms !== HEARTBEAT_EVERY_MS).map((t) => ({ at: t.at, ms: t.ms }));
 }
 
+/** The store's files; the lock folder is checked through lockState, not by its presence. */
 function listDir(dir: string): string[] {
-  return fs.readdirSync(dir).sort();
+  return fs
+    .readdirSync(dir)
+    .filter((n) => n !== '.locks')
+    .sort();
 }
 
 describe('DispatchLoop with a fake clock and fake timers', () => {
@@ -349,7 +354,8 @@ describe('DispatchLoop with a fake clock and fake timers', () => {
     assert.deepEqual([...new Set(passTimersArmed(time))], [MAX_SLEEP_MS]);
     assert.deepEqual(fs.readFileSync(path.join(dir, 'reminders.json')), remBytes);
     assert.deepEqual(fs.readFileSync(path.join(dir, 'schedule-commands.json')), cmdBytes);
-    assert.deepEqual(listDir(dir), ['reminders.json', 'schedule-commands.json'], 'no temp file, lock or pulse left behind');
+    assert.deepEqual(listDir(dir), ['reminders.json', 'schedule-commands.json'], 'no temp file or pulse left behind');
+    for (const t of ['reminders.json', 'schedule-commands.json']) assert.equal((await lockState(path.join(dir, '.locks', t))).state, 'free', `the lock of ${t} is released`);
 
     // Space comes back: the next pass claims and fires both, once.
     faults.splice(0);

@@ -21,7 +21,7 @@ import {
   type PassResult,
 } from '../../src/core/dispatch';
 import { commandRowSchema, reminderRowSchema, type CommandRow, type ReminderRow, type Schedule, type ScheduleRow } from '../../src/core/schema';
-import { nextRunAfter } from '../../src/core/time';
+import { nextRunAfter } from '../../src/core/time/runs';
 
 const S = 1000;
 const MIN = 60 * S;

@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { commandRowSchema, reminderRowSchema, type CommandRow, type ReminderRow } from '../../src/core/schema';
@@ -11,6 +12,8 @@ import { faultyFs, nodeFs, type Fault, type FsSeam } from '../../src/node/fs-sea
 import { newId } from '../../src/node/ids';
 import { DEFAULT_MAX_FILE_BYTES, readPulse, StoreError, Table, touchPulse, type StoreErrorCode, type TableOptions } from '../../src/node/store';
 import { tempDirs } from './helpers/tempDirs';
+import { lockState } from '../../src/node/lock';
+import { spawn } from 'node:child_process';
 
 const dirs = tempDirs('lt-store-');
 const freshDir = dirs.freshDir;
@@ -43,8 +46,16 @@ function readJson(file: string): unknown {
   return JSON.parse(fs.readFileSync(file, 'utf8'));
 }
 
+/** The store directory's entries, without the lock folder and the digest that every write leaves. */
 function listing(dir: string): string[] {
-  return fs.readdirSync(dir).sort();
+  return fs
+    .readdirSync(dir)
+    .filter((n) => n !== '.locks' && !/^\..*\.json\.sum$/.test(n))
+    .sort();
+}
+
+async function lockFree(t: Table<ReminderRow>): Promise<boolean> {
+  return (await lockState(t.lockFile)).state === 'free';
 }
 
 function temps(dir: string): string[] {
@@ -519,7 +530,7 @@ describe('store: update semantics', () => {
       /boom/,
     );
     assert.deepEqual(fs.readFileSync(t.file), bytes);
-    assert.equal(fs.existsSync(t.lockFile), false);
+    assert.ok(await lockFree(t), 'the lock is released');
     await t.update(add(reminder('r-b')));
   });
 
@@ -554,7 +565,7 @@ describe('store: injected disk faults', () => {
       assert.ok(err.path.endsWith('.json'), err.path);
       assert.deepEqual(fs.readFileSync(t.file), bytes);
       assert.deepEqual(temps(dir), []);
-      assert.equal(fs.existsSync(t.lockFile), false);
+      assert.ok(await lockFree(t), 'the lock is released');
       assert.equal(fs.existsSync(t.quarantineFile), false);
       rules.length = 0;
       await t.update(add(reminder('r-b')));
@@ -578,7 +589,7 @@ describe('store: injected disk faults', () => {
     const t = reminders(dir, { fs: faultyFs([{ op: 'readFile', code: 'EACCES' }]) });
     await rejectsWith(t.read(), 'io', 'EACCES', 'reminders.json');
     await rejectsWith(t.update(keep), 'io', 'EACCES');
-    assert.equal(fs.existsSync(t.lockFile), false);
+    assert.ok(await lockFree(t), 'the lock is released');
   });
 });
 
@@ -597,27 +608,75 @@ describe('store: stray temp files', () => {
 });
 
 describe('store: lock', () => {
-  it('a stale lock left by a killed process (old mtime) is taken over at once', async () => {
+  /** Writes a lock record as another process would have left it. */
+  const leaveLock = (t: Table<ReminderRow>, rec: Record<string, unknown>, epoch = 7): void => {
+    fs.mkdirSync(t.lockFile, { recursive: true });
+    fs.writeFileSync(path.join(t.lockFile, String(epoch)), JSON.stringify({ state: 'held', token: 'tok-other', host: os.hostname(), at: new Date().toISOString(), ...rec }));
+  };
+
+  /** A process that is alive (and stopped, like a frozen dispatcher) for as long as the test needs. */
+  const stoppedChild = async (): Promise<{ pid: number; end: () => void }> => {
+    const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+    await new Promise((r) => child.once('spawn', r));
+    process.kill(child.pid as number, 'SIGSTOP');
+    return { pid: child.pid as number, end: () => void child.kill('SIGKILL') };
+  };
+
+  it('a lock left by a process that is gone is taken over at once, whatever its age', async () => {
     const dir = freshDir();
     const t = reminders(dir, { lockWaitMs: 2000 });
-    fs.mkdirSync(t.lockFile);
-    const old = new Date(Date.now() - 3600_000);
-    fs.utimesSync(t.lockFile, old, old);
+    const gone = spawn(process.execPath, ['-e', '0']);
+    await new Promise((r) => gone.once('exit', r));
+    leaveLock(t, { pid: gone.pid });
     const started = Date.now();
     await t.update(add(reminder('r-a')));
     assert.ok(Date.now() - started < 1000);
-    assert.equal(fs.existsSync(t.lockFile), false);
+    assert.ok(await lockFree(t));
+    assert.deepEqual(
+      (await t.read()).rows.map((r) => r.id),
+      ['r-a'],
+    );
   });
 
-  it('a fresh lock left by a killed process is taken over once it is older than the stale limit', async () => {
+  it('a lock held by a stopped process is never taken, however old: the waiter gives up with a lock error and writes nothing', async () => {
     const dir = freshDir();
-    const t = reminders(dir, { lockStaleMs: 2000, lockWaitMs: 6000 });
-    fs.mkdirSync(t.lockFile);
-    const started = Date.now();
+    const bytes = writeTable(dir, tableText([reminder('r-a')]));
+    const t = reminders(dir, { lockWaitMs: 1500 });
+    const frozen = await stoppedChild();
+    try {
+      leaveLock(t, { pid: frozen.pid, at: new Date(Date.now() - 24 * 3600_000).toISOString() });
+      const err = await rejectsWith(t.update(add(reminder('r-b'))), 'lock', '1500 ms', `process ${frozen.pid}`, 'still alive');
+      assert.ok(err.message.includes('nothing was changed'));
+      assert.deepEqual(fs.readFileSync(t.file), bytes);
+    } finally {
+      frozen.end();
+    }
+  });
+
+  it('a record naming a live pid with another start time (a reused pid) is a dead holder', { skip: process.platform !== 'linux' }, async () => {
+    const dir = freshDir();
+    const t = reminders(dir, { lockWaitMs: 1000 });
+    const frozen = await stoppedChild();
+    try {
+      leaveLock(t, { pid: frozen.pid, start: '1' });
+      await t.update(add(reminder('r-a')));
+      assert.equal((await t.read()).rows.length, 1);
+    } finally {
+      frozen.end();
+    }
+  });
+
+  it('a lock record that is not JSON is a dead holder; a lower stale number is ignored and the next number is taken', async () => {
+    const dir = freshDir();
+    const t = reminders(dir, { lockWaitMs: 1000 });
+    fs.mkdirSync(t.lockFile, { recursive: true });
+    fs.writeFileSync(path.join(t.lockFile, '40'), 'garbage');
+    // A process that looked long ago may still link a number far below the top: it decides nothing.
+    fs.writeFileSync(path.join(t.lockFile, '3'), JSON.stringify({ state: 'held', token: 'x', pid: process.pid, host: os.hostname(), at: new Date().toISOString() }));
     await t.update(add(reminder('r-a')));
-    const waited = Date.now() - started;
-    assert.ok(waited >= 1500 && waited < 5000, `waited ${waited} ms`);
-    assert.equal((await t.read()).rows.length, 1);
+    const top = Math.max(...fs.readdirSync(t.lockFile).filter((n) => /^\d+$/.test(n)).map(Number));
+    assert.equal(top, 41);
+    assert.ok(await lockFree(t));
   });
 
   it('a lock held by another Table is not obtained within lockWaitMs → StoreError lock', async () => {
@@ -647,63 +706,36 @@ describe('store: lock', () => {
     );
   });
 
-  it('an update longer than half the stale limit keeps its lock (refreshes are recognised as ours)', async () => {
+  it('an update that takes long keeps its lock: nobody judges a live holder by age', async () => {
     const dir = freshDir();
-    const t = reminders(dir, { lockStaleMs: 2000 });
+    const t = reminders(dir);
+    const other = reminders(dir, { lockWaitMs: 4000 });
+    let second: Promise<void> | undefined;
     await t.update(async (rows) => {
-      await new Promise((r) => setTimeout(r, 1300));
+      second = other.update(add(reminder('r-second')));
+      await new Promise((r) => setTimeout(r, 2500));
       return { rows: [...rows, reminder('r-slow')], result: undefined };
     });
+    await second;
     assert.deepEqual(
       (await t.read()).rows.map((r) => r.id),
-      ['r-slow'],
+      ['r-slow', 'r-second'],
     );
-    assert.equal(t.lastLockCompromise, undefined);
   });
 
-  // A holder whose event loop froze past the stale limit: another process removed its lock and took one.
-  const takeOver = (lockFile: string): void => {
-    fs.rmSync(lockFile, { recursive: true, force: true });
-    fs.mkdirSync(lockFile);
-    const t = new Date(Date.now() + 7_777);
-    fs.utimesSync(lockFile, t, t);
-  };
-
-  it('a lock taken over while held: the write is refused before it happens and the other lock stays', async () => {
+  it('a lock folder removed by a person while held: the write is refused before it happens', async () => {
     const dir = freshDir();
     const bytes = writeTable(dir, tableText([reminder('r-a')]));
-    const t = reminders(dir, { lockStaleMs: 2000 });
+    const t = reminders(dir);
     await rejectsWith(
       t.update((rows) => {
-        takeOver(t.lockFile);
+        fs.rmSync(t.lockFile, { recursive: true, force: true });
         return { rows: [...rows, reminder('r-b')], result: undefined };
       }),
       'lock',
       'nothing written',
     );
     assert.deepEqual(fs.readFileSync(t.file), bytes);
-    assert.ok(fs.existsSync(t.lockFile), 'the new holder’s lock is not removed');
-    fs.rmdirSync(t.lockFile);
-  });
-
-  it('onCompromised is recorded without throwing and the in-flight update fails before writing', async () => {
-    const dir = freshDir();
-    const bytes = writeTable(dir, tableText([reminder('r-a')]));
-    const t = reminders(dir, { lockStaleMs: 2000 });
-    await rejectsWith(
-      t.update(async (rows) => {
-        takeOver(t.lockFile);
-        // proper-lockfile's refresh timer (every stale/2 = 1 s) notices the foreign mtime.
-        await new Promise((r) => setTimeout(r, 1300));
-        return { rows: [...rows, reminder('r-b')], result: undefined };
-      }),
-      'lock',
-      'nothing written',
-    );
-    assert.ok(t.lastLockCompromise, 'recorded');
-    assert.deepEqual(fs.readFileSync(t.file), bytes);
-    assert.ok(fs.existsSync(t.lockFile));
-    fs.rmdirSync(t.lockFile);
     await t.update(add(reminder('r-c')));
   });
 });

@@ -7,19 +7,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Temporal } from 'temporal-polyfill';
 import type { Schedule } from '../../src/core/schema';
-import {
-  describeInstant,
-  describeSchedule,
-  InputError,
-  MIN_INTERVAL_SECONDS,
-  missedRunsBetween,
-  nextRunAfter,
-  parseWhen,
-  systemZone,
-  validateCron,
-  validateZone,
-  type RowKind,
-} from '../../src/core/time';
+import { InputError } from '../../src/core/errors';
+import { validateCron } from '../../src/core/time/cron';
+import { describeInstant, describeSchedule } from '../../src/core/time/describe';
+import { checkClock, MIN_INTERVAL_SECONDS, type RowKind } from '../../src/core/time/limits';
+import { missedRunsBetween, nextRunAfter } from '../../src/core/time/runs';
+import { parseWhen } from '../../src/core/time/when';
+import { systemZone, validateZone } from '../../src/core/time/zone';
 
 const d = (iso: string): Date => new Date(iso);
 const iso = (x: Date | null): string | null => (x === null ? null : x.toISOString());
@@ -199,6 +193,7 @@ describe('nextRunAfter across DST', () => {
     assert.deepEqual(missedRunsBetween(s, d('2026-03-28T12:00:00Z'), d('2026-03-29T12:00:00Z')), {
       count: 1,
       latest: d('2026-03-29T01:00:00Z'),
+      capped: false,
     });
   });
 
@@ -216,6 +211,7 @@ describe('nextRunAfter across DST', () => {
     assert.deepEqual(missedRunsBetween(s, d('2026-10-24T12:00:00Z'), d('2026-10-25T12:00:00Z')), {
       count: 1,
       latest: d('2026-10-25T00:30:00Z'),
+      capped: false,
     });
   });
 
@@ -230,7 +226,7 @@ describe('nextRunAfter across DST', () => {
     for (const t of ['2026-10-25T00:30:00.000Z', '2026-10-25T00:30:00.001Z', '2026-10-25T01:00:00Z', '2026-10-25T01:29:59.999Z', '2026-10-25T01:30:00Z']) {
       assert.equal(iso(nextRunAfter(s, d(t))), '2026-10-26T01:30:00.000Z', t);
     }
-    assert.deepEqual(missedRunsBetween(s, d('2026-10-25T00:30:00Z'), d('2026-10-25T02:00:00Z')), { count: 0, latest: null });
+    assert.deepEqual(missedRunsBetween(s, d('2026-10-25T00:30:00Z'), d('2026-10-25T02:00:00Z')), { count: 0, latest: null, capped: false });
     const ny = cron('30 1 * * *', 'America/New_York');
     for (const t of ['2026-11-01T05:30:00Z', '2026-11-01T06:00:00Z', '2026-11-01T06:30:00Z']) {
       assert.equal(iso(nextRunAfter(ny, d(t))), '2026-11-02T06:30:00.000Z', t);
@@ -362,30 +358,30 @@ describe('nextRunAfter property: next(t) > t, strictly increasing, monotone', ()
 describe('missedRunsBetween', () => {
   it('once', () => {
     const s: Schedule = { kind: 'once', at: '2026-03-28T12:00:00.000Z' };
-    assert.deepEqual(missedRunsBetween(s, d('2026-03-28T11:00:00Z'), d('2026-03-28T12:00:00Z')), { count: 1, latest: d('2026-03-28T12:00:00Z') });
-    assert.deepEqual(missedRunsBetween(s, d('2026-03-28T12:00:00Z'), d('2026-03-28T13:00:00Z')), { count: 0, latest: null });
+    assert.deepEqual(missedRunsBetween(s, d('2026-03-28T11:00:00Z'), d('2026-03-28T12:00:00Z')), { count: 1, latest: d('2026-03-28T12:00:00Z'), capped: false });
+    assert.deepEqual(missedRunsBetween(s, d('2026-03-28T12:00:00Z'), d('2026-03-28T13:00:00Z')), { count: 0, latest: null, capped: false });
   });
 
   it('every', () => {
     const s: Schedule = { kind: 'every', seconds: 1800, from: '2026-03-28T12:00:00.000Z' };
-    assert.deepEqual(missedRunsBetween(s, d('2026-03-28T12:00:00Z'), d('2026-03-28T14:10:00Z')), { count: 4, latest: d('2026-03-28T14:00:00Z') });
-    assert.deepEqual(missedRunsBetween(s, d('2026-03-28T12:00:00Z'), d('2026-03-28T14:10:00Z'), 2), { count: 2, latest: d('2026-03-28T14:00:00Z') });
-    assert.deepEqual(missedRunsBetween(s, d('2026-03-28T12:31:00Z'), d('2026-03-28T12:59:00Z')), { count: 0, latest: null });
+    assert.deepEqual(missedRunsBetween(s, d('2026-03-28T12:00:00Z'), d('2026-03-28T14:10:00Z')), { count: 4, latest: d('2026-03-28T14:00:00Z'), capped: false });
+    assert.deepEqual(missedRunsBetween(s, d('2026-03-28T12:00:00Z'), d('2026-03-28T14:10:00Z'), 2), { count: 2, latest: d('2026-03-28T14:00:00Z'), capped: true });
+    assert.deepEqual(missedRunsBetween(s, d('2026-03-28T12:31:00Z'), d('2026-03-28T12:59:00Z')), { count: 0, latest: null, capped: false });
   });
 
   it('cron, with the count capped and the latest exact', () => {
     const hourly = cron('0 * * * *', 'UTC');
-    assert.deepEqual(missedRunsBetween(hourly, d('2026-01-01T00:00:00Z'), d('2026-01-03T00:30:00Z')), { count: 48, latest: d('2026-01-03T00:00:00Z') });
-    assert.deepEqual(missedRunsBetween(hourly, d('2026-01-01T00:00:00Z'), d('2026-01-03T00:30:00Z'), 5), { count: 5, latest: d('2026-01-03T00:00:00Z') });
+    assert.deepEqual(missedRunsBetween(hourly, d('2026-01-01T00:00:00Z'), d('2026-01-03T00:30:00Z')), { count: 48, latest: d('2026-01-03T00:00:00Z'), capped: false });
+    assert.deepEqual(missedRunsBetween(hourly, d('2026-01-01T00:00:00Z'), d('2026-01-03T00:30:00Z'), 5), { count: 5, latest: d('2026-01-03T00:00:00Z'), capped: true });
     const weekly = cron('0 9 * * 1', 'Europe/Berlin');
-    assert.deepEqual(missedRunsBetween(weekly, d('2026-01-01T00:00:00Z'), d('2026-03-01T00:00:00Z')), { count: 8, latest: d('2026-02-23T08:00:00Z') });
-    assert.deepEqual(missedRunsBetween(weekly, d('2026-01-01T00:00:00Z'), d('2026-03-01T00:00:00Z'), 1), { count: 1, latest: d('2026-02-23T08:00:00Z') });
+    assert.deepEqual(missedRunsBetween(weekly, d('2026-01-01T00:00:00Z'), d('2026-03-01T00:00:00Z')), { count: 8, latest: d('2026-02-23T08:00:00Z'), capped: false });
+    assert.deepEqual(missedRunsBetween(weekly, d('2026-01-01T00:00:00Z'), d('2026-03-01T00:00:00Z'), 1), { count: 1, latest: d('2026-02-23T08:00:00Z'), capped: true });
   });
 
   it('an empty or backward span has nothing', () => {
     const s = cron('* * * * *', 'UTC');
-    assert.deepEqual(missedRunsBetween(s, d('2026-01-02T00:00:00Z'), d('2026-01-01T00:00:00Z')), { count: 0, latest: null });
-    assert.deepEqual(missedRunsBetween(s, d('2026-01-01T00:00:00Z'), d('2026-01-01T00:00:00Z')), { count: 0, latest: null });
+    assert.deepEqual(missedRunsBetween(s, d('2026-01-02T00:00:00Z'), d('2026-01-01T00:00:00Z')), { count: 0, latest: null, capped: false });
+    assert.deepEqual(missedRunsBetween(s, d('2026-01-01T00:00:00Z'), d('2026-01-01T00:00:00Z')), { count: 0, latest: null, capped: false });
   });
 });
 
@@ -592,6 +588,32 @@ describe('parseWhen: refusals', () => {
     throwsInput(() => parseWhen({ tz: 'UTC', kind: 'command', now }), 'when', /missing/);
     throwsInput(() => parseWhen({ when: '  ', tz: 'UTC', kind: 'command', now, whenField: 'at' }), 'at', /missing/);
     throwsInput(() => parse('x'.repeat(201)), 'when', /too long/);
+  });
+
+  it('keeps every time within 100 years of now, before any date arithmetic can overflow', () => {
+    for (const w of ['in 99999999999 days', 'in 73000 days', 'in 99999999999999999999 seconds', `in ${'9'.repeat(150)} weeks`, '9999-12-31T00:00:00Z', '2127-01-01 09:00']) {
+      throwsInput(() => parse(w), 'when', /^is more than 100 years away$/);
+    }
+    for (const w of ['every 2147483648 weeks', 'every 99999999 days', 'every 99999999999999999999 seconds', 'every 36601 days']) {
+      throwsInput(() => parse(w), 'when', /^recurs less often than once in 100 years/);
+    }
+    throwsInput(() => parse('1900-01-01T00:00:00Z'), 'when', /^is in the past \(more than 100 years ago\)$/);
+    // The field is the caller's: a tool's or a wake's `at`.
+    throwsInput(() => parseWhen({ when: 'in 99999999999 days', tz: 'UTC', kind: 'command', now, whenField: 'at' }), 'at', /100 years/);
+    // The edges pass.
+    assert.equal(parse('in 36600 days').nextRunAt.toISOString(), '2126-06-12T11:00:00.000Z');
+    assert.deepEqual(parse('every 36600 days').schedule, { kind: 'every', seconds: 36600 * 86400, from: now.toISOString() });
+  });
+});
+
+describe('checkClock', () => {
+  const system = d('2026-03-28T12:00:00Z');
+  it('takes a --now within 100 years of the system clock and refuses one beyond, on field now', () => {
+    for (const iso of ['2026-03-28T12:00:00Z', '1926-01-13T00:00:00Z', '2126-06-12T00:00:00Z']) assert.equal(checkClock(d(iso), system).toISOString(), d(iso).toISOString());
+    for (const iso of ['+275760-09-13T00:00:00Z', '-271821-04-20T00:00:00Z', '1926-01-12T00:00:00Z', '2126-06-13T00:00:00Z']) {
+      throwsInput(() => checkClock(d(iso), system), 'now', /more than 100 years from the system clock/);
+    }
+    throwsInput(() => checkClock(new Date(NaN), system), 'now', /more than 100 years/);
   });
 });
 

@@ -1,46 +1,29 @@
 /**
- * The life-thread wake (design §3, §8): the SendToLifeThread contract and its errors (each names its
- * field), the wake row, the pulse in the §3 shape and its hard cap (huge text, huge summary, a
+ * The life-thread wake (design §3, §8, §9): the SendToLifeThread contract and its errors (each names
+ * its field), the wake row, the pulse in the §3 shape and its hard cap (huge text, huge summary, a
  * 100 MB log read from its tail; a property test over random inputs), summaries of real runner
- * output taken from a log tail, coalescing, the hourly cap, job status, and the WakeStore on a
- * temporary directory (add/list/cancel, exactly-once claims across 3 store instances, claimJob,
- * watchJob/markLost, triggered wakes, delivery facts, stale claims, cleaning).
+ * output taken from a log tail, coalescing, the durable hourly cap, job status, and every lifecycle
+ * transition over the WakeStore on a temporary directory (pending → delivering → fired, held and
+ * released, a holder that died, a watcher window that died → lost, cancel, missed, cleaning, exactly
+ * once across concurrent stores).
  */
 import assert from 'node:assert/strict';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { InputError } from '../../src/core/errors';
 import type { LandingRef } from '../../src/core/landing';
-import {
-  canIgnite,
-  claimDueRows,
-  CLI_WAKE_FIELDS,
-  coalesce,
-  HourlyCap,
-  jobStatus,
-  LOG_TAIL_BYTES,
-  newWakeRow,
-  parseWakeInput,
-  PAYLOAD_MAX_BYTES,
-  pulseEventOfRow,
-  renderPulse,
-  summaryFromLogTail,
-  wakeInputSchema,
-  wakeRowSchema,
-  worseStatus,
-  type DeskState,
-  type JobStatus,
-  type NewWake,
-  type PulseEvent,
-  type WakeInputResult,
-  type WakeRow,
-  type WakeTrigger,
-  type WakeWhen,
-} from '../../src/core/wake';
+import { CLI_WAKE_FIELDS, LOG_TAIL_BYTES, parseWakeInput, PAYLOAD_MAX_BYTES, wakeInputSchema, type DeskState, type JobStatus, type NewWake, type WakeInputResult, type WakeWhen } from '../../src/core/wake/contract';
+import { coalesce, worseStatus, type WakeTrigger } from '../../src/core/wake/coalesce';
+import { jobStatus, pulseEventOfRow, pulseWakeIds, renderPulse, summaryFromLogTail, type PulseEvent } from '../../src/core/wake/pulse';
+import { capRoom, claimDueTimers, newWakeRow, UNREACHABLE_FALLBACK_MS, unreachableTooLong, wakeRowSchema, type WakeRow } from '../../src/core/wake/row';
+import type { Owner } from '../../src/core/schema';
 import { readLogTail, WakeStore } from '../../src/node/wakes';
+import { holderFor, processLiveness } from '../../src/node/liveness';
+import { mayDeliver } from '../../src/core/wake/row';
+import { spawn } from 'node:child_process';
 import { seededRandom } from './helpers/random';
 
 const NOW = new Date('2026-10-03T07:00:00.000Z'); // a Saturday; 09:00 CEST
@@ -214,16 +197,28 @@ describe('wake row schema', () => {
     assert.equal(wakeRowSchema.safeParse({ ...base, fact: { bogus: 1 } }).success, false);
     assert.equal(wakeRowSchema.safeParse({ ...base, desk: 'prepared', landing: { kind: 'deep_link', uri: 'cdp://evidence/w-abc123' } }).success, true);
     assert.equal(wakeRowSchema.safeParse({ ...base, desk: 'asleep' }).success, false);
+    // The lifecycle's invariants (design §9): held ⇔ heldReason, delivering ⇔ claim.
+    assert.equal(wakeRowSchema.safeParse({ ...base, status: 'held', heldReason: 'paused' }).success, true);
+    assert.equal(wakeRowSchema.safeParse({ ...base, status: 'held' }).success, false);
+    assert.equal(wakeRowSchema.safeParse({ ...base, heldReason: 'cap' }).success, false);
+    assert.equal(wakeRowSchema.safeParse({ ...base, status: 'held', heldReason: 'asleep' }).success, false);
+    const claim = { token: 'tok-12345678', pid: 1, window: 'w', heartbeatAt: NOW.toISOString(), scheduledFor: NOW.toISOString() };
+    assert.equal(wakeRowSchema.safeParse({ ...base, status: 'delivering', claim }).success, true);
+    assert.equal(wakeRowSchema.safeParse({ ...base, status: 'delivering' }).success, false);
+    assert.equal(wakeRowSchema.safeParse({ ...base, claim }).success, false);
+    assert.equal(wakeRowSchema.safeParse({ ...base, status: 'fired', fact: { delivered: false, via: 'notification', reason: 'no chat' } }).success, true);
+    assert.equal(wakeRowSchema.safeParse({ ...base, status: 'fired', fact: { via: 'pigeon' } }).success, false);
+    assert.equal(wakeRowSchema.safeParse({ ...base, status: 'cancelled', cancelledAt: NOW.toISOString() }).success, true);
   });
 
-  it('newWakeRow keeps the watcher window only for jobs a window watches', () => {
-    const task = newWakeRow(wake({ text: 'x', when: 'job.done', job_id: 'build' }), { id: 'w-1', now: NOW, window: 'win-a' });
-    assert.equal(task.window, 'win-a');
+  it('newWakeRow records its owner; a job already running is marked started', () => {
+    const owner: Owner = { kind: 'window', folders: ['file:///w'], window: 'win-a', pid: 42 };
+    const task = newWakeRow(wake({ text: 'x', when: 'job.done', job_id: 'build' }), { id: 'w-1', now: NOW, owner });
+    assert.deepEqual(task.owner, owner);
     assert.equal(task.jobStartedAt, undefined);
-    const started = newWakeRow(wake({ text: 'x', when: 'job.done', job_id: 'build' }), { id: 'w-2', now: NOW, window: 'win-a', jobStartedAt: NOW });
+    const started = newWakeRow(wake({ text: 'x', when: 'job.done', job_id: 'build' }), { id: 'w-2', now: NOW, owner, jobStartedAt: NOW });
     assert.equal(started.jobStartedAt, NOW.toISOString());
-    assert.equal(newWakeRow(wake({ text: 'x', when: 'job.done', job_id: 'c-abc' }), { id: 'w-3', now: NOW, window: 'win-a' }).window, undefined);
-    assert.equal(newWakeRow(wake({ text: 'x', delay_seconds: 5 }), { id: 'w-4', now: NOW, window: 'win-a' }).window, undefined);
+    assert.equal(newWakeRow(wake({ text: 'x', delay_seconds: 5 }), { id: 'w-4', now: NOW, owner, jobStartedAt: NOW }).jobStartedAt, undefined);
     for (const r of [task, started]) assert.equal(wakeRowSchema.safeParse(r).success, true);
   });
 });
@@ -300,7 +295,9 @@ describe('renderPulse: the §3 shape', () => {
         landing: { kind: 'code_anchor', anchor: { path: '/w/src/a.ts', symbol: 'Store.read', range: { start: { line: 9, character: 0 }, end: { line: 19, character: 1 } }, excerpt: 'SECRET EXCERPT', excerptHash: 'a'.repeat(64) } },
       },
     );
-    assert.match(pulse, /\n {2}landing: \{ kind: code_anchor, path: "\/w\/src\/a\.ts", symbol: "Store\.read", lines: "10-20" \}$/);
+    assert.match(pulse, /\n {2}landing: \{ kind: code_anchor, path: "\/w\/src\/a\.ts", symbol: "Store\.read", lines: "L10-L20" \}$/);
+    const stepped = renderPulse({ when: 'timer' }, { landing: { kind: 'code_anchor', anchor: { path: '/w/a.ts', symbol: '', range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } }, excerpt: 'x', excerptHash: 'a'.repeat(64) } }, landingStep: 'symbol' });
+    assert.match(stepped, /landing: \{ kind: code_anchor, path: "\/w\/a\.ts", lines: "L1-L1", step: symbol \}/);
     assert.doesNotMatch(pulse, /SECRET/);
   });
 
@@ -336,8 +333,20 @@ describe('renderPulse: the §3 shape', () => {
     };
     assert.equal(
       renderPulse(row, pulseEventOfRow(row)),
-      'done\n\nlife_wake:\n  reason: job.done\n  job: { id: "npm test", status: succeeded, exit_code: 0 }\n  summary: "mocha: 4 passing"\n  landing: { kind: deep_link, uri: "cdp://evidence/w-abc123" }\n  desk: ok',
+      'done\n\nlife_wake:\n  wake: w-r1\n  reason: job.done\n  job: { id: "npm test", status: succeeded, exit_code: 0 }\n  summary: "mocha: 4 passing"\n  landing: { kind: deep_link, uri: "cdp://evidence/w-abc123" }\n  desk: ok',
     );
+  });
+
+  it('the wake ids travel with the pulse and read back (one, or a coalesced list); other text has none', () => {
+    const one = renderPulse({ text: 'x', when: 'timer' }, { wakeIds: ['w-abc'] });
+    assert.deepEqual(pulseWakeIds(one), ['w-abc']);
+    const many = renderPulse({ text: 'x', when: 'job.done', jobId: 'b' }, { wakeIds: ['w-a1', 'w-b2', 'w-c3'] });
+    assert.match(many, /\n {2}wake: \[w-a1, w-b2, w-c3\]\n/);
+    assert.deepEqual(pulseWakeIds(many), ['w-a1', 'w-b2', 'w-c3']);
+    assert.deepEqual(pulseWakeIds('hello, please look at life_wake: later'), []);
+    assert.deepEqual(pulseWakeIds('a wake: w-abc outside any block'), []);
+    // Ids that are not wake ids are never taken from a pulse, even a hand-made one.
+    assert.deepEqual(pulseWakeIds('life_wake:\n  wake: [w-ok, ../../etc, r-x]'), ['w-ok']);
   });
 });
 
@@ -450,14 +459,14 @@ function tailOf(log: string): string {
 
 describe('summaryFromLogTail: recognisers on real runner output, from the log tail', () => {
   const logs: [string, string, string][] = [
-    ['mocha', '\n\n  12 passing (340ms)\n  1 failing\n  2 pending\n\n  1) store\n       writes:\n     AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:\n      at Context.<anonymous> (test/store.test.js:20:12)\n', 'mocha: 12 passing, 1 failing, 2 pending'],
-    ['node:test TAP', 'ok 2 - fireCommandRow\n  ---\n  ...\n1..2\n# tests 20\n# suites 2\n# pass 19\n# fail 1\n# cancelled 0\n# skipped 0\n# todo 0\n# duration_ms 14085.85\n', 'node:test: 1 failed, 19 passed of 20'],
-    ['node:test spec', '✖ writes (3ms)\nℹ tests 5\nℹ suites 1\nℹ pass 4\nℹ fail 1\nℹ cancelled 0\nℹ skipped 0\nℹ todo 0\nℹ duration_ms 140.8\n\n✖ failing tests:\n', 'node:test: 1 failed, 4 passed of 5'],
-    ['jest', ' FAIL  src/a.test.ts\n  ● a › works\n\nTest Suites: 1 failed, 3 passed, 4 total\nTests:       1 failed, 12 passed, 13 total\nSnapshots:   0 total\nTime:        2.345 s\nRan all test suites.\n', 'jest: tests 1 failed, 12 passed, 13 total'],
-    ['vitest', ' ❯ src/a.test.ts (3 tests | 1 failed) 5ms\n\n Test Files  1 failed | 3 passed (4)\n      Tests  1 failed | 12 passed (13)\n   Start at  10:00:00\n   Duration  1.23s (transform 20ms, setup 0ms)\n', 'vitest: tests 1 failed, 12 passed (13 total)'],
-    ['pytest', '=========================== short test summary info ============================\nFAILED test_x.py::test_b - assert 1 == 2\n========================= 1 failed, 12 passed in 0.30s =========================\n', 'pytest: 1 failed, 12 passed in 0.30s'],
-    ['go test', '--- FAIL: TestParse (0.00s)\n    parse_test.go:12: got 1, want 2\nFAIL\nFAIL\texample.com/m/parse\t0.004s\nok  \texample.com/m/store\t0.012s\nok  \texample.com/m/time\t(cached)\nFAIL\n', 'go test: 2 ok, 1 FAIL (example.com/m/parse)'],
-    ['cargo', 'running 3 tests\ntest tests::b ... FAILED\ntest result: FAILED. 2 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n\nerror: test failed, to rerun pass `--lib`\n', 'cargo test: FAILED, 2 passed, 1 failed'],
+    ['mocha', '\n\n  12 passing (340ms)\n  1 failing\n  2 pending\n\n  1) store\n       writes:\n     AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:\n      at Context.<anonymous> (test/store.test.js:20:12)\n', 'mocha: 12 passed, 1 failed, 2 pending'],
+    ['node:test TAP', 'ok 2 - fireCommandRow\n  ---\n  ...\n1..2\n# tests 20\n# suites 2\n# pass 19\n# fail 1\n# cancelled 0\n# skipped 0\n# todo 0\n# duration_ms 14085.85\n', 'node:test: 19 passed, 1 failed'],
+    ['node:test spec', '✖ writes (3ms)\nℹ tests 5\nℹ suites 1\nℹ pass 4\nℹ fail 1\nℹ cancelled 0\nℹ skipped 0\nℹ todo 0\nℹ duration_ms 140.8\n\n✖ failing tests:\n', 'node:test: 4 passed, 1 failed'],
+    ['jest', ' FAIL  src/a.test.ts\n  ● a › works\n\nTest Suites: 1 failed, 3 passed, 4 total\nTests:       1 failed, 12 passed, 13 total\nSnapshots:   0 total\nTime:        2.345 s\nRan all test suites.\n', 'jest: 12 passed, 1 failed; 1 suite failed'],
+    ['vitest', ' ❯ src/a.test.ts (3 tests | 1 failed) 5ms\n\n Test Files  1 failed | 3 passed (4)\n      Tests  1 failed | 12 passed (13)\n   Start at  10:00:00\n   Duration  1.23s (transform 20ms, setup 0ms)\n', 'vitest: 12 passed, 1 failed; 1 file failed'],
+    ['pytest', '=========================== short test summary info ============================\nFAILED test_x.py::test_b - assert 1 == 2\n========================= 1 failed, 12 passed in 0.30s =========================\n', 'pytest: 12 passed, 1 failed'],
+    ['go test', '--- FAIL: TestParse (0.00s)\n    parse_test.go:12: got 1, want 2\nFAIL\nFAIL\texample.com/m/parse\t0.004s\nok  \texample.com/m/store\t0.012s\nok  \texample.com/m/time\t(cached)\nFAIL\n', 'go test: 1 failed; packages: 2 ok, 1 FAIL (example.com/m/parse)'],
+    ['cargo', 'running 3 tests\ntest tests::b ... FAILED\ntest result: FAILED. 2 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n\nerror: test failed, to rerun pass `--lib`\n', 'cargo test: 2 passed, 1 failed'],
     ['tsc', "src/a.ts:3:7 - error TS2322: Type 'string' is not assignable to type 'number'.\n\nFound 3 errors in 2 files.\n\nErrors  Files\n     2  src/a.ts:3\n     1  src/b.ts:9\n", 'tsc: 3 errors in 2 files'],
     ['eslint', "/home/u/p/src/a.ts\n  3:7  error  'x' is assigned a value but never used  @typescript-eslint/no-unused-vars\n\n✖ 3 problems (2 errors, 1 warning)\n  1 error and 0 warnings potentially fixable with the `--fix` option.\n\n", 'eslint: 3 problems (2 errors, 1 warning)'],
   ];
@@ -473,7 +482,7 @@ describe('summaryFromLogTail: recognisers on real runner output, from the log ta
     // The log's real last words are "build ok"; the cut fragment "5 passing (3ms)" is not a summary.
     const tail = '5 passing (3ms)\nbuild ok\n';
     assert.equal(summaryFromLogTail(tail, { truncated: true }), 'build ok');
-    assert.equal(summaryFromLogTail(tail, { truncated: false }), 'mocha: 5 passing');
+    assert.equal(summaryFromLogTail(tail, { truncated: false }), 'mocha: 5 passed, 0 failed');
     // A whole log passed by mistake is cut to its tail first.
     assert.equal(summaryFromLogTail(`  99 passing (1s)\n${noise(200_000)}done in 3s\n`), 'done in 3s');
     assert.equal(summaryFromLogTail(''), '');
@@ -546,27 +555,22 @@ describe('coalesce', () => {
 });
 
 describe('hourly cap and job status', () => {
-  it('canIgnite: at most N per rolling hour; retryAt when the oldest counted leaves', () => {
-    const now = 10 * HOUR;
-    const eleven = Array.from({ length: 11 }, (_, i) => now - 50 * MIN + i * MIN);
-    assert.deepEqual(canIgnite(eleven, now), { ok: true, retryAt: null });
-    const twelve = [...eleven, now - 1000];
-    assert.deepEqual(canIgnite(twelve, now), { ok: false, retryAt: now - 50 * MIN + HOUR });
-    // Ignitions older than an hour do not count; the order of history does not matter.
-    assert.equal(canIgnite([...twelve.slice(1), now - 2 * HOUR, now - HOUR].reverse(), now).ok, true);
-    assert.deepEqual(canIgnite([now - 5 * MIN, now - 10 * MIN], now, 2), { ok: false, retryAt: now - 10 * MIN + HOUR });
-    assert.deepEqual(canIgnite([], now, 0), { ok: true, retryAt: null });
-  });
+  const at = (ms: number): string => new Date(ms).toISOString();
+  const fired = (id: string, t: number, via: 'life' | 'agent' | 'notification' = 'life'): WakeRow => ({ id, text: 'x', when: 'timer', status: 'fired', nextRunAt: null, createdAt: at(t), firedAt: at(t), fact: { delivered: via !== 'notification', via } });
 
-  it('HourlyCap remembers ignitions and prunes them', () => {
-    const cap = new HourlyCap(3);
-    const t = 5 * HOUR;
-    for (const dt of [0, MIN, 2 * MIN]) cap.record(t + dt);
-    assert.deepEqual(cap.canIgnite(t + 3 * MIN), { ok: false, retryAt: t + HOUR });
-    assert.equal(cap.canIgnite(t + HOUR + 1).ok, true);
-    assert.equal(cap.ignitions.length, 2);
-    cap.setMax(10);
-    assert.equal(cap.canIgnite(t + HOUR + 2).ok, true);
+  it('capRoom: pulses started in the last hour (on disk, so across windows and reloads); retryAt when the oldest leaves', () => {
+    const now = 10 * HOUR;
+    const eleven = Array.from({ length: 11 }, (_, i) => fired(`w-f${i}`, now - 50 * MIN + i * MIN));
+    assert.deepEqual(capRoom(eleven, new Date(now), 12), { room: 1, retryAt: null });
+    const twelve = [...eleven, fired('w-last', now - 1000)];
+    assert.deepEqual(capRoom(twelve, new Date(now), 12), { room: 0, retryAt: now - 50 * MIN + HOUR });
+    // Older than an hour, or sent to a notification (not a chat turn), does not count.
+    assert.equal(capRoom([...twelve.slice(1), fired('w-old', now - 2 * HOUR), fired('w-n', now - MIN, 'notification')], new Date(now), 12).room, 1);
+    // A delivery in flight counts now.
+    const claim = { token: 'tok-12345678', pid: 1, window: 'w', heartbeatAt: at(now), scheduledFor: at(now) };
+    const inFlight: WakeRow = { id: 'w-now', text: 'x', when: 'timer', status: 'delivering', claim, nextRunAt: null, createdAt: at(now) };
+    assert.deepEqual(capRoom([fired('w-1', now - 10 * MIN), inFlight], new Date(now), 2), { room: 0, retryAt: now - 10 * MIN + HOUR });
+    assert.equal(capRoom([], new Date(now), 0).room, 1, 'a cap below 1 is read as 1');
   });
 
   it('jobStatus: 0 succeeded, non-zero failed, none unknown, lost wins', () => {
@@ -580,7 +584,7 @@ describe('hourly cap and job status', () => {
 
 // ---------------------------------------------------------------------------------------------
 
-describe('WakeStore (temporary directory)', () => {
+describe('WakeStore: the lifecycle (temporary directory)', () => {
   let root = '';
   let seq = 0;
   before(() => {
@@ -590,216 +594,192 @@ describe('WakeStore (temporary directory)', () => {
   const fresh = (): string => join(root, `s${++seq}`);
   let tokenSeq = 0;
   const newToken = (): string => `tok-${String(++tokenSeq).padStart(8, '0')}`;
+  const me = { ...holderFor('win-a') };
+  const other = { ...holderFor('win-b') };
+  const FOLDER_A = 'file:///work/a';
+  const ownerA = (extra: Partial<Owner> = {}): Owner => ({ kind: 'window', folders: [FOLDER_A], window: me.window, pid: me.pid, host: me.host, ...extra });
+  const all = (): boolean => true;
+  const at = (ms: number): Date => new Date(NOW.getTime() + ms);
 
-  it('add, list, cancel by token (all holding it), unknown or fired token refused', async () => {
+  /** A pid that belonged to a process of this host that has exited. */
+  const deadPid = async (): Promise<number> => {
+    const child = spawn(process.execPath, ['-e', '0']);
+    await new Promise((r) => child.once('exit', r));
+    return child.pid as number;
+  };
+
+  it('add, list, cancel by token and by id: cancelled rows are kept and say so; unknown, fired or already cancelled refused', async () => {
     const store = new WakeStore({ dir: fresh() });
-    const a = await store.add(wake({ text: 'a', delay_seconds: 60, cancel_token: 'k1' }), { now: NOW });
-    const b = await store.add(wake({ text: 'b', when: 'job.done', job_id: 'build', cancel_token: 'k1' }), { now: NOW, window: 'win-a' });
+    const a = await store.add(wake({ text: 'a', delay_seconds: 60, cancel_token: 'k1' }), { now: NOW, owner: ownerA() });
+    const b = await store.add(wake({ text: 'b', when: 'job.done', job_id: 'build', cancel_token: 'k1' }), { now: NOW, owner: ownerA() });
     const c = await store.add(wake({ payload: { step: 2 }, when: 'presence.online', thread_id: 't9' }), { now: NOW });
     assert.match(a.id, /^w-[a-z0-9]{10}$/);
     assert.deepEqual((await store.list()).map((r) => r.id), [a.id, b.id, c.id]);
-    const onDisk = JSON.parse(readFileSync(join(store.dir, 'wakes.json'), 'utf8')) as { schemaVersion: number; rows: unknown[] };
-    assert.equal(onDisk.schemaVersion, 1);
-    for (const r of onDisk.rows) assert.equal(wakeRowSchema.safeParse(r).success, true);
-    assert.equal(b.window, 'win-a');
-
-    const removed = await store.cancel('k1');
-    assert.deepEqual(removed.map((r) => r.id), [a.id, b.id]);
-    assert.deepEqual((await store.list()).map((r) => r.id), [c.id]);
-    await assert.rejects(store.cancel('k1'), (e: unknown) => e instanceof InputError && e.field === 'cancel_token' && /no wake holds/.test(e.reason));
-    await assert.rejects(store.cancel('nope', 'cancel-token'), (e: unknown) => e instanceof InputError && e.field === 'cancel-token');
-    await assert.rejects(store.cancel('  '), (e: unknown) => e instanceof InputError && e.field === 'cancel_token');
-
-    const d = await store.add(wake({ text: 'd', delay_seconds: 1, cancel_token: 'k2' }), { now: NOW });
-    assert.equal((await store.claimDueTimers(new Date(NOW.getTime() + 1000), holder, newToken)).length, 1);
-    await assert.rejects(store.cancel('k2'), (e: unknown) => e instanceof InputError && e.field === 'cancel_token' && /already has fired/.test(e.reason) && e.reason.includes(d.id));
-    assert.equal((await store.remove(c.id)).id, c.id);
-    await assert.rejects(store.remove(c.id), (e: unknown) => e instanceof InputError && e.field === 'id');
+    const cancelled = await store.cancel('k1', 'cancel_token', at(MIN));
+    assert.deepEqual(cancelled.map((r) => [r.id, r.status, r.cancelledAt]), [a.id, b.id].map((id) => [id, 'cancelled', at(MIN).toISOString()]));
+    assert.deepEqual((await store.list()).map((r) => r.status), ['cancelled', 'cancelled', 'pending']);
+    await assert.rejects(store.cancel('k1'), (e: unknown) => e instanceof InputError && e.field === 'cancel_token' && /no longer waiting/.test(e.reason));
+    await assert.rejects(store.cancel('nope', 'cancel-token'), (e: unknown) => e instanceof InputError && e.field === 'cancel-token' && /no wake holds/.test(e.reason));
+    await assert.rejects(store.cancel('  '), (e: unknown) => e instanceof InputError && /missing/.test(e.reason));
+    const byId = await store.cancelById(c.id);
+    assert.equal(byId.status, 'cancelled');
+    await assert.rejects(store.cancelById(c.id), (e: unknown) => e instanceof InputError && e.field === 'id' && /only a waiting wake/.test(e.reason));
+    await assert.rejects(store.cancelById('w-unknown1'), (e: unknown) => e instanceof InputError && /no wake with id/.test(e.reason));
+    for (const r of await store.list()) assert.equal(wakeRowSchema.safeParse(r).success, true);
   });
 
-  it('timers are claimed exactly once across 3 concurrent WakeStore instances', async () => {
+  it('due timers are claimed exactly once across 3 concurrent stores; a claim is a delivering row with its holder', async () => {
     const dir = fresh();
+    const seed = new WakeStore({ dir });
+    for (let i = 0; i < 30; i++) await seed.add(wake({ text: `t${i}`, delay_seconds: 1 + (i % 5) }), { now: NOW });
     const stores = [0, 1, 2].map(() => new WakeStore({ dir }));
-    const first = stores[0] ?? new WakeStore({ dir });
-    const ids: string[] = [];
-    for (let i = 0; i < 30; i++) ids.push((await first.add(wake({ text: `t${i}`, delay_seconds: 1 + i * 10 }), { now: NOW })).id);
-    assert.equal((await first.nextTimerAt())?.getTime(), NOW.getTime() + 1000);
-    const claimedBy = new Map<string, number>();
-    for (let step = 0; step <= 310; step += 37) {
-      const at = new Date(NOW.getTime() + step * 1000);
-      const results = await Promise.all(stores.map((s, i) => s.claimDueTimers(at, { pid: process.pid, window: `win-${i}` }, newToken)));
-      results.forEach((claims, i) => {
-        for (const c of claims) {
-          assert.equal(claimedBy.has(c.id), false, `${c.id} claimed twice`);
-          claimedBy.set(c.id, i);
-          assert.equal(c.row.status, 'fired');
-          assert.equal(c.row.claim?.token, c.token);
-          assert.ok(Date.parse(c.scheduledFor) <= at.getTime());
-          assert.equal(c.row.fact?.lateMs, c.lateMs);
-        }
-      });
+    const results = await Promise.all(stores.map((s, i) => s.claimDue({ now: at(10_000), holder: { ...me, window: `win-${i}` }, newToken }, { eligible: all })));
+    const ids = results.flatMap((r) => r.claimed.map((c) => c.id));
+    assert.equal(ids.length, 30);
+    assert.equal(new Set(ids).size, 30, 'no wake claimed twice');
+    for (const r of await seed.list()) {
+      assert.equal(r.status, 'delivering');
+      assert.equal(r.claim?.pid, process.pid);
+      assert.ok(r.triggeredAt);
     }
-    assert.deepEqual([...claimedBy.keys()].sort(), [...ids].sort());
-    assert.equal(await first.nextTimerAt(), null);
-    // Everything on disk is fired, each with the claim of the store that took it.
-    for (const r of await first.list()) {
-      assert.equal(r.status, 'fired');
-      assert.equal(r.claim?.window, `win-${claimedBy.get(r.id) ?? -1}`);
-    }
+    const again = await Promise.all(stores.map((s) => s.claimDue({ now: at(20_000), holder: me, newToken }, { eligible: all })));
+    assert.deepEqual(again.flatMap((r) => r.claimed), []);
   });
 
-  it('claimJob fires each wake of the job once, with the outcome; deliveries record their fact', async () => {
-    const dir = fresh();
-    const s1 = new WakeStore({ dir });
-    const s2 = new WakeStore({ dir });
-    const w1 = await s1.add(wake({ text: 'tests done', when: 'job.done', job_id: 'npm test', thread_id: 't1' }), { now: NOW, window: 'win-a', jobStartedAt: NOW });
-    const w2 = await s1.add(wake({ text: 'also me', when: 'job.done', job_id: 'npm test', thread_id: 't2' }), { now: NOW });
-    const other = await s1.add(wake({ text: 'other', when: 'job.done', job_id: 'lint' }), { now: NOW });
-    const landing: LandingRef = { kind: 'deep_link', uri: 'cdp://evidence/ev1' };
-    const end = new Date(NOW.getTime() + 5 * MIN);
-    const outcome = { jobStatus: jobStatus(1), exitCode: 1, summary: 'mocha: 3 passing, 1 failing', landing, desk: 'prepared' as const };
-    const [a, b] = await Promise.all([
-      s1.claimJob('npm test', outcome, { now: end, holder: { pid: 1, window: 'win-a' }, newToken }),
-      s2.claimJob('npm test', outcome, { now: end, holder: { pid: 2, window: 'win-b' }, newToken }),
-    ]);
-    const all = [...a, ...b];
-    assert.deepEqual(all.map((c) => c.id).sort(), [w1.id, w2.id].sort());
-    assert.ok(a.length === 0 || b.length === 0, 'one transition took both');
-    assert.deepEqual(await s1.claimJob('npm test', outcome, { now: end, holder, newToken }), []);
-    const c = all.find((x) => x.id === w1.id);
+  it('trigger → delivering with the outcome → received → fired via life; a second receipt changes nothing', async () => {
+    const store = new WakeStore({ dir: fresh() });
+    const w = await store.add(wake({ text: 'tests done', when: 'job.done', job_id: 'tests' }), { now: NOW, owner: ownerA() });
+    const other1 = await store.add(wake({ text: 'other', when: 'job.done', job_id: 'lint' }), { now: NOW, owner: ownerA() });
+    const landing: LandingRef = { kind: 'deep_link', uri: 'file:///s/evidence/job-1.log#L9-L9' };
+    const claimed = await store.claimTriggered((r) => r.jobId === 'tests', { jobStatus: 'failed', exitCode: 1, summary: '3 passed, 1 failed', landing, desk: 'none' }, { now: at(MIN), holder: me, newToken });
+    assert.deepEqual(claimed.map((c) => c.id), [w.id]);
+    const row = (await store.get(w.id)) as WakeRow;
+    assert.equal(row.status, 'delivering');
+    assert.deepEqual([row.fact?.jobStatus, row.fact?.exitCode, row.fact?.summary, row.landing, row.desk], ['failed', 1, '3 passed, 1 failed', landing, 'none']);
+    assert.equal((await store.get(other1.id))?.status, 'pending', 'another job’s wake is untouched');
+    assert.deepEqual(await store.delivered([w.id], { delivered: true, via: 'life' }, at(2 * MIN)), [w.id]);
+    const done = (await store.get(w.id)) as WakeRow;
+    assert.deepEqual([done.status, done.fact?.delivered, done.fact?.via, done.firedAt, done.claim], ['fired', true, 'life', at(2 * MIN).toISOString(), undefined]);
+    assert.deepEqual(await store.delivered([w.id], { delivered: false, via: 'notification' }), [], 'a fired wake is not delivered again');
+    assert.equal((await store.get(w.id))?.fact?.via, 'life');
+    await store.annotate([w.id], { wakeChars: 300, timeToLocusMs: 420 });
+    assert.deepEqual([(await store.get(w.id))?.fact?.wakeChars, (await store.get(w.id))?.fact?.timeToLocusMs], [300, 420]);
+    // A pending wake never counts as received.
+    assert.deepEqual(await store.delivered([other1.id], { delivered: true, via: 'life' }), []);
+  });
+
+  it('held: a claim waits on disk with its reason, only its own token can hold it, and it goes out again (also a late receipt counts)', async () => {
+    const store = new WakeStore({ dir: fresh() });
+    const w = await store.add(wake({ text: 'x', delay_seconds: 1 }), { now: NOW, owner: ownerA() });
+    const [c] = (await store.claimDue({ now: at(5000), holder: me, newToken }, { eligible: all })).claimed;
     assert.ok(c);
-    assert.deepEqual(c.row.fact, { jobStatus: 'failed', exitCode: 1, summary: 'mocha: 3 passing, 1 failing' });
-    assert.deepEqual([c.row.landing, c.row.desk, c.row.firedAt, c.row.status], [landing, 'prepared', end.toISOString(), 'fired']);
-    assert.equal((await s1.get(other.id))?.status, 'pending');
-
-    assert.equal((await s2.verifyClaim(c))?.id, w1.id);
-    const pulse = renderPulse(c.row, pulseEventOfRow(c.row));
-    assert.equal(await s2.recordFact(c.id, 'tok-wrong-token', { delivered: true }), false);
-    assert.equal(await s2.recordFact(c.id, c.token, { delivered: true, via: 'life', wakeChars: pulse.length, timeToLocusMs: 850 }), true);
-    const after = await s1.get(w1.id);
-    assert.equal(after?.claim, undefined);
-    assert.deepEqual(after?.fact, { jobStatus: 'failed', exitCode: 1, summary: 'mocha: 3 passing, 1 failing', delivered: true, via: 'life', wakeChars: pulse.length, timeToLocusMs: 850 });
-    assert.equal(await s2.recordFact(c.id, c.token, { delivered: false }), false, 'a token is used once');
+    assert.deepEqual(await store.hold([{ id: c.id, token: 'tok-not-mine' }], 'paused'), []);
+    assert.deepEqual(await store.hold([c], 'paused', at(6000)), [w.id]);
+    const held = (await store.get(w.id)) as WakeRow;
+    assert.deepEqual([held.status, held.heldReason, held.heldAt, held.claim], ['held', 'paused', at(6000).toISOString(), undefined]);
+    assert.equal(held.triggeredAt, at(1000).toISOString(), 'the trigger time stays the timer’s due time');
+    assert.deepEqual(await store.claimHeld({ now: at(7000), holder: me, newToken }, { eligible: (r) => r.heldReason === 'cap' }), []);
+    const again = await store.claimHeld({ now: at(7000), holder: me, newToken }, { eligible: all, max: 1 });
+    assert.deepEqual(again.map((x) => x.id), [w.id]);
+    assert.equal((await store.get(w.id))?.status, 'delivering');
+    await store.hold(again, 'unreachable', at(8000));
+    assert.deepEqual(await store.delivered([w.id], { delivered: true, via: 'life' }), [w.id], 'a receipt that came after the sender gave up still counts');
   });
 
-  it('watchJob and markLost: watched jobs of a gone window fire as lost; waiting ones are released', async () => {
+  it('unreachable: the first time is kept, attempts counted, the notification fallback is due after 2 minutes', async () => {
     const store = new WakeStore({ dir: fresh() });
-    const running = await store.add(wake({ text: 'r', when: 'job.done', job_id: 'build' }), { now: NOW, window: 'win-a', jobStartedAt: NOW });
-    const waiting = await store.add(wake({ text: 'w', when: 'job.done', job_id: 'deploy' }), { now: NOW, window: 'win-a' });
-    const elsewhere = await store.add(wake({ text: 'e', when: 'job.done', job_id: 'build2' }), { now: NOW, window: 'win-b', jobStartedAt: NOW });
-    const rowJob = await store.add(wake({ text: 'c', when: 'job.done', job_id: 'c-nightly' }), { now: NOW, window: 'win-a' });
-    const later = await store.add(wake({ text: 'l', when: 'job.done', job_id: 'later' }), { now: NOW });
-    assert.deepEqual(await store.watchJob('later', 'win-a', new Date(NOW.getTime() + MIN)), [later.id]);
-    assert.deepEqual(await store.watchJob('c-nightly', 'win-a', NOW), [rowJob.id]);
-    assert.equal((await store.get(rowJob.id))?.window, undefined, 'a command row is run by any window');
-
-    const gone = new Date(NOW.getTime() + 2 * MIN);
-    const r = await store.markLost('win-a', { now: gone, holder: { pid: 3, window: 'win-c' }, newToken });
-    assert.deepEqual(r.lost.map((c) => c.id).sort(), [running.id, later.id].sort());
-    assert.deepEqual(r.released, [waiting.id]);
-    for (const c of r.lost) {
-      assert.equal(c.row.fact?.jobStatus, 'lost');
-      assert.equal(c.row.fact?.exitCode, null);
-      assert.match(renderPulse(c.row, pulseEventOfRow(c.row)), /job: \{ id: "(build|later)", status: lost, exit_code: null \}/);
+    const w = await store.add(wake({ text: 'x', delay_seconds: 1 }), { now: NOW });
+    for (const t of [10_000, 40_000, 70_000]) {
+      const [c] = (await store.claimDue({ now: at(t), holder: me, newToken }, { eligible: all })).claimed.concat(await store.claimHeld({ now: at(t), holder: me, newToken }, { eligible: all }));
+      assert.ok(c, `claimed at ${t}`);
+      await store.hold([c], 'unreachable', at(t));
     }
-    const w = await store.get(waiting.id);
-    assert.deepEqual([w?.status, w?.window], ['pending', undefined]);
-    assert.equal((await store.get(elsewhere.id))?.status, 'pending');
-    assert.equal((await store.get(rowJob.id))?.status, 'pending');
-    assert.deepEqual((await store.markLost('win-a', { now: gone, holder, newToken })).lost, [], 'lost once');
-    // The released wake can be watched by another window, and fires on its job's end.
-    await store.watchJob('deploy', 'win-b', gone);
-    assert.equal((await store.claimJob('deploy', { jobStatus: 'succeeded', exitCode: 0 }, { now: gone, holder, newToken })).length, 1);
+    const row = (await store.get(w.id)) as WakeRow;
+    assert.equal(row.unreachableSince, at(10_000).toISOString());
+    assert.equal(row.fact?.attempts, 3);
+    assert.equal(unreachableTooLong(row, at(10_000 + UNREACHABLE_FALLBACK_MS - 1)), false);
+    assert.equal(unreachableTooLong(row, at(10_000 + UNREACHABLE_FALLBACK_MS)), true);
   });
 
-  it('presence/scm wakes by kind and thread; paused wakes are triggered and ignite later through the due claim', async () => {
+  it('a delivering wake whose holder died is taken over by a window that may deliver it; a live holder is left alone', async () => {
     const store = new WakeStore({ dir: fresh() });
-    const p1 = await store.add(wake({ text: 'p1', when: 'presence.online', thread_id: 't1' }), { now: NOW });
-    const p2 = await store.add(wake({ text: 'p2', when: 'presence.online', thread_id: 't2' }), { now: NOW });
-    const scm = await store.add(wake({ text: 's', when: 'scm.changed' }), { now: NOW });
-    const job = await store.add(wake({ text: 'j', when: 'job.done', job_id: 'build' }), { now: NOW });
-    assert.equal(await store.nextTimerAt(), null, 'event wakes arm no timer');
-
-    assert.deepEqual((await store.claimKind('presence.online', { now: NOW, holder, newToken }, { threadId: 't1' })).map((c) => c.id), [p1.id]);
-    assert.deepEqual((await store.claimKind('presence.online', { now: NOW, holder, newToken })).map((c) => c.id), [p2.id]);
-
-    // Paused: the job's end is written on the wake, which waits (it is not lost).
-    const due = new Date(NOW.getTime() + 10 * MIN);
-    assert.deepEqual(await store.claimJob('build', { jobStatus: 'failed', exitCode: 2, summary: 'tsc: 3 errors' }, { now: NOW, holder, newToken }, { trigger: { dueAt: due } }), []);
-    assert.deepEqual(await store.claimKind('scm.changed', { now: NOW, holder, newToken }, { trigger: { dueAt: due } }), []);
-    const triggered = await store.get(job.id);
-    assert.deepEqual([triggered?.status, triggered?.triggeredAt, triggered?.nextRunAt, triggered?.fact?.jobStatus], ['pending', NOW.toISOString(), due.toISOString(), 'failed']);
-    assert.deepEqual(await store.claimJob('build', { jobStatus: 'succeeded', exitCode: 0 }, { now: NOW, holder, newToken }), [], 'a triggered wake keeps its first event');
-    assert.equal((await store.nextTimerAt())?.toISOString(), due.toISOString());
-    assert.deepEqual(await store.claimDueTimers(new Date(due.getTime() - 1), holder, newToken), []);
-    // The hourly cap's room: one now, the other at the next pass.
-    const one = await store.claimDueTimers(due, holder, newToken, { max: 1 });
-    const two = await store.claimDueTimers(due, holder, newToken, { max: 1 });
-    assert.deepEqual([...one, ...two].map((c) => c.id).sort(), [job.id, scm.id].sort());
-    const j = [...one, ...two].find((c) => c.id === job.id);
-    assert.equal(j?.scheduledFor, NOW.toISOString(), 'scheduled for the event, late by the pause');
-    assert.equal(j?.lateMs, 10 * MIN);
-    assert.match(renderPulse(j?.row ?? { when: 'timer' }, j ? pulseEventOfRow(j.row) : {}), /job: \{ id: "build", status: failed, exit_code: 2 \}\n {2}summary: "tsc: 3 errors"/);
-    assert.deepEqual(await store.claimDueTimers(due, holder, newToken, { max: 0 }), []);
+    const w = await store.add(wake({ text: 'x', delay_seconds: 1 }), { now: NOW, owner: ownerA() });
+    const ghost = { ...me, pid: await deadPid(), window: 'win-gone' };
+    await store.claimDue({ now: at(2000), holder: ghost, newToken }, { eligible: all });
+    // A window of another workspace does not touch it; the live holder itself is not judged dead.
+    const elsewhere = await store.takeOverOrphans({ now: at(3000), holder: other, newToken }, { eligible: (r) => mayDeliver(r, ['file:///work/b']), alive: processLiveness });
+    assert.deepEqual(elsewhere.claimed, []);
+    const taken = await store.takeOverOrphans({ now: at(3000), holder: me, newToken }, { eligible: (r) => mayDeliver(r, [FOLDER_A]), alive: processLiveness });
+    assert.deepEqual(taken.resumed, [w.id]);
+    const row = (await store.get(w.id)) as WakeRow;
+    assert.deepEqual([row.status, row.claim?.window, row.claim?.pid], ['delivering', 'win-a', process.pid]);
+    // Now held by a live process (this one, with its token live): nobody takes it.
+    const own = new Set([taken.claimed[0]?.token ?? '']);
+    const again = await store.takeOverOrphans({ now: at(4000), holder: other, newToken }, { eligible: all, alive: processLiveness });
+    assert.deepEqual(again.claimed, []);
+    const mine = await store.takeOverOrphans({ now: at(4000), holder: me, newToken }, { eligible: all, alive: processLiveness, ownLiveTokens: own });
+    assert.deepEqual(mine.claimed, []);
+    // The same window restarted (its tokens are not live any more): its old claim is taken over too.
+    const restarted = await store.takeOverOrphans({ now: at(5000), holder: me, newToken }, { eligible: all, alive: processLiveness, ownLiveTokens: new Set() });
+    assert.deepEqual(restarted.resumed, [w.id]);
   });
 
-  it('stale deliveries are settled as not delivered; late timers may be marked missed; fired wakes are cleaned after a day', async () => {
+  it('lost: a job.done wake whose watching window is gone fires as lost, whether the job had started or not; live watchers, command rows and CLI wakes are not lost', async () => {
     const store = new WakeStore({ dir: fresh() });
-    const a = await store.add(wake({ text: 'a', delay_seconds: 5 }), { now: NOW });
-    const b = await store.add(wake({ text: 'b', delay_seconds: 5 }), { now: NOW });
-    const t = new Date(NOW.getTime() + 5000);
-    const claims = await store.claimDueTimers(t, { pid: 42, window: 'win-x' }, newToken);
-    assert.equal(claims.length, 2);
-    const live = claims.find((c) => c.id === a.id);
-    await store.heartbeat(new Set(live ? [live.token] : []), new Date(t.getTime() + 100_000));
-    const settled = await store.settleStale(new Date(t.getTime() + 130_000));
-    assert.deepEqual(settled, [b.id]);
-    const rb = await store.get(b.id);
-    assert.deepEqual([rb?.claim, rb?.fact?.delivered, rb?.status], [undefined, false, 'fired']);
-    // This holder restarted: its claims it does not deliver any more are settled at once.
-    assert.deepEqual(await store.settleStale(t, { holder: { pid: 42, window: 'win-x' }, ownLiveTokens: new Set() }), [a.id]);
-
-    const c = await store.add(wake({ text: 'c', delay_seconds: 5 }), { now: NOW });
-    const late = new Date(NOW.getTime() + 2 * HOUR);
-    assert.deepEqual(await store.claimDueTimers(late, holder, newToken, { maxLatenessMs: HOUR }), []);
-    assert.equal((await store.get(c.id))?.status, 'missed');
-
-    await store.claimDueTimers(new Date(late.getTime() + DAY + 1), holder, newToken);
-    assert.deepEqual(await store.list(), []);
+    const gonePid = await deadPid();
+    const goneOwner = ownerA({ window: 'win-gone', pid: gonePid });
+    const started = await store.add(wake({ text: 'running', when: 'job.done', job_id: 'tests' }), { now: NOW, owner: goneOwner, jobStartedAt: NOW });
+    const waiting = await store.add(wake({ text: 'not yet', when: 'job.done', job_id: 'tests' }), { now: NOW, owner: goneOwner });
+    const alive = await store.add(wake({ text: 'watched', when: 'job.done', job_id: 'tests' }), { now: NOW, owner: ownerA({ window: 'win-b', pid: process.pid }) });
+    const row = await store.add(wake({ text: 'row', when: 'job.done', job_id: 'c-abc' }), { now: NOW, owner: goneOwner });
+    const cli = await store.add(wake({ text: 'cli', when: 'job.done', job_id: 'tests' }), { now: NOW, owner: { kind: 'cli', cwd: '/w', pid: gonePid, host: me.host } });
+    const r = await store.takeOverOrphans({ now: at(MIN), holder: me, newToken }, { eligible: all, alive: processLiveness });
+    assert.deepEqual(r.lost.sort(), [started.id, waiting.id].sort());
+    for (const id of [started.id, waiting.id]) {
+      const x = (await store.get(id)) as WakeRow;
+      assert.deepEqual([x.status, x.fact?.jobStatus, x.fact?.exitCode], ['delivering', 'lost', null]);
+      assert.match(x.fact?.summary ?? '', /closed or reloaded before the job ended/);
+    }
+    for (const id of [alive.id, row.id, cli.id]) assert.equal((await store.get(id))?.status, 'pending', id);
   });
 
-  it('claimDueRows is pure and takes earliest first', () => {
+  it('ownership: a timer of a workspace is claimed only by a window of that workspace; one without folders by anyone', async () => {
+    const store = new WakeStore({ dir: fresh() });
+    const owned = await store.add(wake({ text: 'owned', delay_seconds: 1 }), { now: NOW, owner: ownerA() });
+    const free = await store.add(wake({ text: 'free', delay_seconds: 1 }), { now: NOW, owner: { kind: 'cli', cwd: '/tmp' } });
+    const b = await store.claimDue({ now: at(5000), holder: other, newToken }, { eligible: (r) => mayDeliver(r, ['file:///work/b']) });
+    assert.deepEqual(b.claimed.map((c) => c.id), [free.id]);
+    const cli = await store.claimDue({ now: at(5000), holder: me, newToken }, { eligible: (r) => mayDeliver(r, undefined) });
+    assert.deepEqual(cli.claimed, []);
+    const a = await store.claimDue({ now: at(5000), holder: me, newToken }, { eligible: (r) => mayDeliver(r, [`${FOLDER_A}/`]) });
+    assert.deepEqual(a.claimed.map((c) => c.id), [owned.id], 'a trailing slash names the same folder');
+  });
+
+  it('late timers past the limit are missed; settled rows are cleaned after a day; heartbeats refresh own claims only', async () => {
+    const store = new WakeStore({ dir: fresh() });
+    const late = await store.add(wake({ text: 'late', delay_seconds: 1 }), { now: NOW });
+    const fine = await store.add(wake({ text: 'fine', delay_seconds: 1 }), { now: NOW });
+    await store.cancelById(fine.id, 'id', at(0));
+    const r = await store.claimDue({ now: at(13 * HOUR), holder: me, newToken }, { eligible: all, maxLatenessMs: 12 * HOUR });
+    assert.deepEqual([r.claimed, r.missed], [[], [late.id]]);
+    assert.equal((await store.get(late.id))?.status, 'missed');
+    const later = await store.add(wake({ text: 'hb', delay_seconds: 1 }), { now: at(13 * HOUR) });
+    const [c] = (await store.claimDue({ now: at(13 * HOUR + 2000), holder: me, newToken }, { eligible: all })).claimed;
+    assert.ok(c);
+    await store.heartbeat(new Set([c.token]), at(13 * HOUR + 30_000));
+    assert.equal((await store.get(later.id))?.claim?.heartbeatAt, at(13 * HOUR + 30_000).toISOString());
+    await store.claimDue({ now: at(38 * HOUR), holder: me, newToken }, { eligible: all });
+    assert.deepEqual((await store.list()).map((x) => x.id), [later.id], 'missed and cancelled rows are gone after a day; the one in flight stays');
+  });
+
+  it('claimDueTimers is pure and takes the earliest first', () => {
     const rows = [30, 10, 20].map((s, i) => newWakeRow(wake({ text: `t${i}`, delay_seconds: s }), { id: `w-p${i}`, now: NOW }));
-    const r = claimDueRows(rows, { now: new Date(NOW.getTime() + 60_000), holder, newToken }, { max: 2 });
-    assert.deepEqual(r.claimed.map((c) => c.id), ['w-p1', 'w-p2']);
+    const r = claimDueTimers(rows, { now: new Date(NOW.getTime() + 60_000), holder, newToken }, { eligible: all });
+    assert.deepEqual(r.claimed.map((c) => c.id), ['w-p1', 'w-p2', 'w-p0']);
     assert.equal(rows[0]?.status, 'pending', 'input untouched');
   });
 
-  it('a 100 MB log: only its tail is read, the summary found, the pulse ≤ 600', async () => {
-    const file = join(root, 'big.log');
-    const fd = openSync(file, 'w');
-    const chunk = Buffer.from(noise(1 << 20).slice(0, 1 << 20));
-    let written = 0;
-    try {
-      while (written < 100 * 1024 * 1024) written += writeSync(fd, chunk);
-      writeSync(fd, '\n  4211 passing (2m)\n  3 failing\n\n  1) store › writes:\n     Error: EACCES\n');
-    } finally {
-      closeSync(fd);
-    }
-    const tail = await readLogTail(file);
-    assert.equal(tail.truncated, true);
-    assert.ok(tail.size > 100 * 1024 * 1024);
-    assert.ok(tail.text.length <= LOG_TAIL_BYTES);
-    const summary = summaryFromLogTail(tail.text, { truncated: tail.truncated });
-    assert.equal(summary, 'mocha: 4211 passing, 3 failing');
-    const pulse = renderPulse(
-      { text: 'The full suite finished. '.repeat(400), when: 'job.done', jobId: 'npm test' },
-      { job: { status: jobStatus(1), exitCode: 1 }, summary, landing: { kind: 'deep_link', uri: `file://${file}` }, desk: 'none' },
-    );
-    assert.ok(pulse.length <= 600, `${pulse.length}`);
-    assert.match(pulse, /summary: "mocha: 4211 passing, 3 failing"/);
-    rmSync(file);
-    // A short file is read whole; a tail starting inside a UTF-8 sequence skips the partial character.
+  it('readLogTail: a short file is read whole; a tail starting inside a UTF-8 sequence skips the partial character', async () => {
     const small = join(root, 'small.log');
     const fd2 = openSync(small, 'w');
     writeSync(fd2, 'é'.repeat(10));

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ClaimedRun } from '../../../src/core/dispatch';
 import type { CommandRow } from '../../../src/core/schema';
-import { fireClaimed, type Firer } from '../../../src/node/fire';
+import { FactWriter, fireClaimed, type Firer } from '../../../src/node/fire';
 import { fireCommandRow } from '../../../src/node/jobs';
 import { runJob } from '../../../src/node/runner';
 import { ScheduleStore } from '../../../src/node/schedule';
@@ -64,6 +64,7 @@ async function overhead(figures: Record<string, Figure>): Promise<void> {
       command: (r, run) => fireCommandRow(r, run, { storeDir: dir, store }),
     };
 
+    const facts = new FactWriter(store);
     /** Makes the row due, claims it with a pass (not timed), and returns the claimed run. */
     const claim = async (): Promise<ClaimedRun> => {
       await store.runNow(row.id, new Date());
@@ -76,7 +77,7 @@ async function overhead(figures: Record<string, Figure>): Promise<void> {
     const fire = async (): Promise<number> => {
       const run = await claim();
       const t0 = performance.now();
-      const fired = await fireClaimed(store, firer, run);
+      const fired = await fireClaimed(store, firer, run, facts);
       const ms = performance.now() - t0;
       if (!fired.recorded || fired.fact?.exitCode !== 0) throw new Error(`the run did not record exit 0: ${JSON.stringify(fired)}`);
       return ms;

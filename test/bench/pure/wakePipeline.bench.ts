@@ -9,7 +9,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileLink } from '../../../src/core/landing';
-import { jobStatus, parseWakeInput, summaryFromLogTail, type NewWake } from '../../../src/core/wake';
+import { parseWakeInput, type NewWake } from '../../../src/core/wake/contract';
+import { jobStatus, summaryFromLogTail } from '../../../src/core/wake/pulse';
 import { WakeStore, readLogTail } from '../../../src/node/wakes';
 import { percentile, round, writeFigures } from '../figures';
 
@@ -27,7 +28,7 @@ async function main(): Promise<void> {
   for (let i = 0; i < RUNS; i++) {
     const jobId = `job-${i}`;
     const parsed = parseWakeInput({ text: `job ${i} ended`, when: 'job.done', job_id: jobId }, { now, tz: 'UTC' }) as NewWake;
-    await store.add(parsed, { now, window: 'bench', jobStartedAt: now });
+    await store.add(parsed, { now, jobStartedAt: now });
     // The event-driven pipeline: the job-end event is handled at once.
     const endedAt = performance.now();
     const evidence = join(dir, 'evidence', `${jobId}.log`);
@@ -35,14 +36,14 @@ async function main(): Promise<void> {
     await writeFile(evidence, LOG);
     const tail = await readLogTail(evidence);
     const summary = summaryFromLogTail(tail.text, { truncated: tail.truncated });
-    const claimed = await store.claimJob(jobId, { jobStatus: jobStatus(1), exitCode: 1, summary, landing: { kind: 'deep_link', uri: fileLink(evidence, 400, 404) }, desk: 'none' }, { now: new Date(), holder });
+    const claimed = await store.claimTriggered((r) => r.jobId === jobId, { jobStatus: jobStatus(1), exitCode: 1, summary, landing: { kind: 'deep_link', uri: fileLink(evidence, 400, 404) }, desk: 'none' }, { now: new Date(), holder });
     if (claimed.length !== 1) throw new Error(`expected one claim for ${jobId}, got ${claimed.length}`);
     pipeline.push(performance.now() - endedAt);
 
     // The rejected alternative: a 0.5 s poll finds the end at its next tick, then does the same work.
     const pollJob = `poll-${i}`;
     const p2 = parseWakeInput({ text: `poll ${i}`, when: 'job.done', job_id: pollJob }, { now, tz: 'UTC' }) as NewWake;
-    await store.add(p2, { now, window: 'bench', jobStartedAt: now });
+    await store.add(p2, { now, jobStartedAt: now });
     // The poll loop runs already; the job ends at a random point of its 0.5 s period.
     let done = false;
     let ended = 0;
@@ -58,7 +59,7 @@ async function main(): Promise<void> {
       done = true;
     }, Math.random() * 500);
     await detected;
-    const claimed2 = await store.claimJob(pollJob, { jobStatus: 'failed', exitCode: 1 }, { now: new Date(), holder });
+    const claimed2 = await store.claimTriggered((r) => r.jobId === pollJob, { jobStatus: 'failed', exitCode: 1 }, { now: new Date(), holder });
     if (claimed2.length !== 1) throw new Error('poll claim failed');
     polled.push(performance.now() - ended);
   }

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { ReminderRow } from '../../../../../src/core/schema';
+import type { DeliveredReminder } from '../../../../../src/host/reminderTurn';
 import { lifeThread, waitFor } from '../../../helpers';
 import { ScriptedModel, toolResults, type ChatBody } from '../../../scriptedModel';
 
@@ -21,6 +22,15 @@ async function firedRow(id: string): Promise<ReminderRow> {
   }, 30_000, `reminder ${id} delivered`, 100);
 }
 
+/** The turns' tool calls as ReminderTurns reported them. */
+const turns = new Map<string, DeliveredReminder>();
+
+/** What the reminder delivered, as kept on its row (fact.answer; an error means it went out as written). */
+async function answerOf(id: string): Promise<{ text?: string; viaTurn: boolean; toolCalls?: DeliveredReminder['toolCalls'] }> {
+  const r = await firedRow(id);
+  return { text: r.fact?.answer, viaTurn: r.fact?.error === undefined, toolCalls: turns.get(id)?.toolCalls };
+}
+
 const isReminderTurn = (b: ChatBody) => b.messages.some((m) => m.role === 'user' && (m.content ?? '').includes('reminder agent'));
 
 describe('reminder turns through the real vscode.lm API (scripted OpenAI-compatible server)', () => {
@@ -29,6 +39,7 @@ describe('reminder turns through the real vscode.lm API (scripted OpenAI-compati
   before(async () => {
     await server.start();
     await server.connect();
+    (await lifeThread()).reminderTurns.onDidDeliver((d) => turns.set(d.id, d));
   });
 
   after(async () => {
@@ -43,7 +54,7 @@ describe('reminder turns through the real vscode.lm API (scripted OpenAI-compati
     const fired = await firedRow(row.id);
     assert.equal(fired.fact?.delivered, true);
     assert.equal(fired.fact?.error, undefined);
-    const d = api.reminderTurns.delivered.get(row.id);
+    const d = await answerOf(row.id);
     assert.equal(d?.text, 'Three headlines: build green, 2 PRs merged, release tomorrow.');
     assert.equal(d?.viaTurn, true);
     const turnRequest = server.requests.find((b) => isReminderTurn(b) && b.messages.some((m) => (m.content ?? '').includes('find the news and send them')));
@@ -55,7 +66,6 @@ describe('reminder turns through the real vscode.lm API (scripted OpenAI-compati
   });
 
   it('a turn that calls remind list gets the list back and answers from it', async () => {
-    const api = await lifeThread();
     server.script = (b) => {
       if (!isReminderTurn(b)) return { text: 'unrelated' };
       const results = toolResults(b);
@@ -64,7 +74,7 @@ describe('reminder turns through the real vscode.lm API (scripted OpenAI-compati
     };
     const row = await addReminder('tell me which reminders are still set');
     await firedRow(row.id);
-    const d = api.reminderTurns.delivered.get(row.id);
+    const d = await answerOf(row.id);
     assert.match(d?.text ?? '', /^I looked: \d+ reminders are set\.$/);
     assert.deepEqual(d?.toolCalls, [{ name: 'lifethread_remind:list', refused: false }]);
   });
@@ -80,7 +90,7 @@ describe('reminder turns through the real vscode.lm API (scripted OpenAI-compati
     const before = (await api.schedule.store.listReminders()).rows.filter((r) => r.text === 'again').length;
     const row = await addReminder('remind me again in an hour');
     await firedRow(row.id);
-    const d = api.reminderTurns.delivered.get(row.id);
+    const d = await answerOf(row.id);
     assert.deepEqual(d?.toolCalls, [{ name: 'lifethread_remind:add', refused: true }]);
     assert.match(d?.text ?? '', /refused/);
     const afterCount = (await api.schedule.store.listReminders()).rows.filter((r) => r.text === 'again').length;
@@ -88,23 +98,21 @@ describe('reminder turns through the real vscode.lm API (scripted OpenAI-compati
   });
 
   it('the model throws: the reminder\u2019s own text is delivered, the error is recorded', async () => {
-    const api = await lifeThread();
     server.script = (b) => (isReminderTurn(b) ? { status: 500, error: 'scripted failure' } : { text: 'unrelated' });
     const row = await addReminder('stand up and stretch');
     const fired = await firedRow(row.id);
     assert.equal(fired.fact?.delivered, true);
     assert.match(fired.fact?.error ?? '', /the turn failed: .*500/);
-    assert.equal(api.reminderTurns.delivered.get(row.id)?.text, 'stand up and stretch');
+    assert.equal((await answerOf(row.id))?.text, 'stand up and stretch');
   });
 
   it('the model answers empty: the text is delivered as written, the reason recorded', async () => {
-    const api = await lifeThread();
     server.script = (b) => (isReminderTurn(b) ? { text: '' } : { text: 'unrelated' });
     const row = await addReminder('drink water');
     const fired = await firedRow(row.id);
     assert.equal(fired.fact?.delivered, true);
     assert.match(fired.fact?.error ?? '', /no text/);
-    assert.equal(api.reminderTurns.delivered.get(row.id)?.text, 'drink water');
+    assert.equal((await answerOf(row.id))?.text, 'drink water');
   });
 
   it('@life /remind: the chat agent adds a reminder through the tool on request.model', async () => {
@@ -137,8 +145,8 @@ describe('reminder turns through the real vscode.lm API (scripted OpenAI-compati
     const fired = await firedRow(row.id);
     assert.equal(fired.fact?.delivered, true);
     assert.match(fired.fact?.error ?? '', /no language model/);
-    assert.equal(api.reminderTurns.delivered.get(row.id)?.viaTurn, false);
-    assert.equal(api.reminderTurns.delivered.get(row.id)?.text, 'water the plants');
+    assert.equal((await answerOf(row.id))?.viaTurn, false);
+    assert.equal((await answerOf(row.id))?.text, 'water the plants');
     const doctor = await api.doctor.report();
     assert.match(doctor, /Without a language model VS Code refuses every chat request/);
   });

@@ -45,7 +45,7 @@ describe('life thread wake in the real extension host', () => {
     const task = tasks.find((t) => t.name === 'fail-task');
     assert.ok(task, 'the fixture task exists');
     const landed = new Promise<void>((resolve) => {
-      const sub = api.wakes.onDidIgnite((e) => {
+      const sub = api.wakes.onDidDeliver((e) => {
         if (e.ids.includes(w.id)) {
           sub.dispose();
           resolve();
@@ -61,12 +61,17 @@ describe('life thread wake in the real extension host', () => {
     assert.ok(pulse.length < 1200);
     await landed;
     assert.match(vscode.window.activeTextEditor?.document.uri.fsPath ?? '', /evidence\/job-\w+\.log$/, 'the evidence opened');
-    const row = await api.wakes.store.get(w.id);
-    assert.equal(row?.fact?.jobStatus, 'failed');
-    assert.equal(row?.fact?.exitCode, 3);
-    assert.equal(typeof row?.fact?.wakeChars, 'number');
-    assert.equal(typeof row?.fact?.timeToLocusMs, 'number');
-    assert.match(await api.doctor.report(), new RegExp(`${w.id}.*wake_chars \\d+, time-to-report-locus \\d+ ms`));
+    const row = await waitFor(async () => {
+      const r = await api.wakes.store.get(w.id);
+      return r?.fact?.wakeChars !== undefined ? r : undefined;
+    }, 10_000, 'the delivery fact');
+    assert.equal(row.status, 'fired');
+    assert.equal(row.fact?.delivered, true);
+    assert.equal(row.fact?.via, 'life', 'delivered means the @life handler had it');
+    assert.equal(row.fact?.jobStatus, 'failed');
+    assert.equal(row.fact?.exitCode, 3);
+    assert.equal(typeof row.fact?.timeToLocusMs, 'number');
+    assert.match(await api.doctor.report(), new RegExp(`${w.id}.*life, wake_chars \\d+, time-to-report-locus \\d+ ms`));
   });
 
   it('a terminal command\u2019s end wakes with its exit code and summary (shell integration)', async () => {
@@ -77,7 +82,7 @@ describe('life thread wake in the real extension host', () => {
     const body = await waitFor(() => pulseFor(server, 'WAKE-TERM'), 30_000, 'the terminal pulse');
     const pulse = pulseText(body, 'WAKE-TERM');
     assert.match(pulse, /job: \{ id: "terminal:wake-term", status: failed, exit_code: 4 \}/);
-    assert.match(pulse, /summary: "jest: tests 1 failed, 12 passed, 13 total"/);
+    assert.match(pulse, /summary: "jest: 12 passed, 1 failed"/);
     terminal.dispose();
   });
 
@@ -94,7 +99,7 @@ describe('life thread wake in the real extension host', () => {
     const w = await wake({ text: 'WAKE-CANCELLED never', delay_seconds: 2, cancel_token: 'tok-1' });
     const cancelled = textOf(await vscode.lm.invokeTool('lifethread_sendToLifeThread', { input: { cancel_token: 'tok-1' }, toolInvocationToken: undefined }));
     assert.match(cancelled, /Cancelled 1 wake/);
-    assert.equal(await api.wakes.store.get(w.id), undefined);
+    assert.equal((await api.wakes.store.get(w.id))?.status, 'cancelled');
     await new Promise((r) => setTimeout(r, 3500));
     assert.equal(pulseFor(server, 'WAKE-CANCELLED'), undefined);
     await assert.rejects(Promise.resolve(vscode.lm.invokeTool('lifethread_sendToLifeThread', { input: { cancel_token: 'tok-1' }, toolInvocationToken: undefined })), /cancel_token/);
@@ -127,7 +132,8 @@ describe('life thread wake in the real extension host', () => {
     await vscode.commands.executeCommand('lifeThread.pauseWakes');
     assert.equal(api.schedule.health().state, 'paused');
     await wake({ text: 'WAKE-PAUSED held', delay_seconds: 1 });
-    await waitFor(() => (api.wakes.heldCount > 0 ? true : undefined), 10_000, 'the wake held');
+    const held = await waitFor(async () => (await api.wakes.store.list()).find((r) => (r.text ?? '').startsWith('WAKE-PAUSED') && r.status === 'held'), 10_000, 'the wake held on disk');
+    assert.equal(held.heldReason, 'paused');
     await new Promise((r) => setTimeout(r, 1000));
     assert.equal(pulseFor(server, 'WAKE-PAUSED'), undefined, 'nothing reaches the chat while paused');
     await vscode.commands.executeCommand('lifeThread.resumeWakes');

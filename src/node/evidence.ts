@@ -1,0 +1,83 @@
+/**
+ * Evidence files (design §3 "Job finish pipeline"): the output of a job a wake waits on, written to
+ * `<store>/evidence/` as plain text — control codes stripped, secrets redacted as command logs are —
+ * so the landing can open it. Kept 7 days and at most 50 MB in all, oldest removed first.
+ */
+import { promises as fsp } from 'node:fs';
+import { join } from 'node:path';
+import { redact } from '../core/redact';
+import { writeFileAtomic } from './atomicFile';
+
+export const EVIDENCE_DIR = 'evidence';
+export const EVIDENCE_MAX_AGE_MS = 7 * 24 * 3600_000;
+export const EVIDENCE_MAX_TOTAL_BYTES = 50 * 1024 * 1024;
+
+export interface EvidenceJob {
+  source: string;
+  jobId: string;
+  exitCode: number | undefined;
+  endedAt: number;
+  commandLine?: string;
+}
+
+/** What an evidence file says, and where in it the summary (or the first failure) stands. */
+export interface WrittenEvidence {
+  path: string;
+  /** 1-based line of the output's summary line in the file, when found. */
+  focusLine?: number;
+  lines: number;
+}
+
+/**
+ * Writes the evidence of a job and prunes old evidence. `output` is the job's plain output (control
+ * codes already stripped); `focus` is the text of the line to land on (the summary line).
+ */
+export async function writeEvidence(storeDir: string, id: string, job: EvidenceJob, output: string, focus?: string): Promise<WrittenEvidence> {
+  const dir = join(storeDir, EVIDENCE_DIR);
+  const header = [
+    `# ${job.source} ${job.jobId}`,
+    ...(job.commandLine ? [`# command: ${job.commandLine}`] : []),
+    `# exit code: ${job.exitCode ?? 'unknown'}`,
+    `# ended: ${new Date(job.endedAt).toISOString()}`,
+    '',
+  ];
+  const body = redact(output.trim() === '' ? '(the job printed nothing that could be read)' : output.replace(/\s+$/, ''));
+  const text = `${header.join('\n')}\n${body}\n`;
+  const file = join(dir, `${id}.log`);
+  await writeFileAtomic(file, text);
+  const all = text.split('\n');
+  const lines = all.length - 1;
+  let focusLine: number | undefined;
+  const want = focus?.trim();
+  if (want) {
+    for (let i = all.length - 1; i >= header.length; i--) {
+      if ((all[i] ?? '').includes(want)) {
+        focusLine = i + 1;
+        break;
+      }
+    }
+  }
+  await pruneEvidence(dir).catch(() => undefined);
+  return { path: file, lines, ...(focusLine !== undefined ? { focusLine } : {}) };
+}
+
+/** Removes evidence older than 7 days, then the oldest until the folder holds at most 50 MB. */
+export async function pruneEvidence(dir: string, now = Date.now(), maxAgeMs = EVIDENCE_MAX_AGE_MS, maxBytes = EVIDENCE_MAX_TOTAL_BYTES): Promise<string[]> {
+  const names = await fsp.readdir(dir).catch(() => [] as string[]);
+  const files: { path: string; mtimeMs: number; size: number }[] = [];
+  for (const n of names) {
+    const p = join(dir, n);
+    const st = await fsp.stat(p).catch(() => undefined);
+    if (st?.isFile()) files.push({ path: p, mtimeMs: st.mtimeMs, size: st.size });
+  }
+  files.sort((a, b) => a.mtimeMs - b.mtimeMs);
+  const removed: string[] = [];
+  let total = files.reduce((n, f) => n + f.size, 0);
+  for (const f of files) {
+    if (now - f.mtimeMs <= maxAgeMs && total <= maxBytes) continue;
+    await fsp.unlink(f.path).catch(() => undefined);
+    removed.push(f.path);
+    total -= f.size;
+  }
+  return removed;
+}

@@ -1,0 +1,253 @@
+/**
+ * The cross-process lock of a table (README "How the lock works"): a live holder never loses it, so a
+ * dispatcher frozen at any instruction (SIGSTOP, a closed laptop lid, a debugger) cannot be overtaken
+ * and run a row twice. A lock is a numbered "epoch" file in `<store>/.locks/<table>/`; the highest
+ * number is the lock's state. Taking the lock is one atomic `link()` of a complete record to the next
+ * number, which fails for all but one contender, so there is no delete-then-create race between two
+ * processes that both saw a dead holder. A holder is dead when its process is gone (pid, boot and
+ * start time on this host), never because the lock is old; a holder on another host (a network file
+ * system) is judged by age only.
+ */
+import { promises as fsp, readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { randomBase36 } from './ids';
+
+export interface LockRecord {
+  state: 'held' | 'free';
+  token: string;
+  pid: number;
+  host: string;
+  /** Linux boot id: a record from before a reboot names a process that is gone. */
+  boot?: string;
+  /** Linux start time of the process (clock ticks since boot): tells a reused pid apart. */
+  start?: string;
+  at: string;
+}
+
+export interface LockOptions {
+  /** How long to wait for a live holder before giving up. */
+  waitMs: number;
+  /** A holder on another host is taken as gone after this long (no process check across hosts). */
+  foreignStaleMs?: number;
+}
+
+export class LockTimeout extends Error {
+  constructor(
+    readonly dir: string,
+    readonly holder: LockRecord | undefined,
+    waitMs: number,
+  ) {
+    const who = holder ? `process ${holder.pid} on ${holder.host} has held it since ${holder.at}` : 'another process holds it';
+    super(`could not obtain the lock ${dir} within ${waitMs} ms: ${who} and is still alive (a stopped or busy process keeps its lock)`);
+    this.name = 'LockTimeout';
+  }
+}
+
+/** Epoch files older than the holder's minus this many are removed when the lock is taken. */
+const KEEP_EPOCHS = 16;
+const STRAY_TMP_MS = 60_000;
+const DEFAULT_FOREIGN_STALE_MS = 60_000;
+const EPOCH_RE = /^\d{1,15}$/;
+
+const self = identity();
+/** Tokens this process holds now: a record of ours that is not here was leaked by a failed release. */
+const liveTokens = new Set<string>();
+
+function identity(): { pid: number; host: string; boot?: string; start?: string } {
+  const id: { pid: number; host: string; boot?: string; start?: string } = { pid: process.pid, host: hostname() };
+  const boot = readText('/proc/sys/kernel/random/boot_id');
+  if (boot) id.boot = boot.trim();
+  const start = processStart(process.pid);
+  if (start) id.start = start;
+  return id;
+}
+
+function readText(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** Field 22 of /proc/<pid>/stat (after the parenthesised command name, which may hold spaces). */
+function procStat(pid: number): { state: string; start: string } | undefined {
+  const text = readText(`/proc/${pid}/stat`);
+  if (!text) return undefined;
+  const rest = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  const state = rest[0];
+  const start = rest[19];
+  return state && start ? { state, start } : undefined;
+}
+
+function processStart(pid: number): string | undefined {
+  return procStat(pid)?.start;
+}
+
+/** Whether the process that wrote `rec` still runs. A stopped process is alive. */
+export function holderAlive(rec: LockRecord, now = Date.now(), foreignStaleMs = DEFAULT_FOREIGN_STALE_MS): boolean {
+  if (rec.host !== self.host) return now - Date.parse(rec.at) < foreignStaleMs;
+  if (rec.pid === self.pid && (rec.start === undefined || rec.start === self.start)) return liveTokens.has(rec.token);
+  return processAlive(rec.pid, rec.boot, rec.start);
+}
+
+/** A process on this host, identified by pid and, on Linux, boot id and start time. */
+export function processAlive(pid: number, boot?: string, start?: string): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  if (boot !== undefined && self.boot !== undefined && boot !== self.boot) return false;
+  try {
+    process.kill(pid, 0);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  const st = procStat(pid);
+  if (st) {
+    // A zombie is dead for us: it will never release anything.
+    if (st.state === 'Z' || st.state === 'X') return false;
+    if (start !== undefined && st.start !== start) return false;
+  }
+  return true;
+}
+
+/** The identity a claim or a lock records for this process. */
+export function selfIdentity(): { pid: number; host: string; boot?: string; start?: string } {
+  return { ...self };
+}
+
+export class HeldLock {
+  private released = false;
+  constructor(
+    readonly dir: string,
+    readonly epoch: number,
+    readonly token: string,
+  ) {}
+
+  /** Throws when the lock is no longer ours (removed by a person, or judged gone from another host). */
+  async assertHeld(): Promise<void> {
+    const names = await fsp.readdir(this.dir).catch(() => [] as string[]);
+    const top = maxEpoch(names);
+    const rec = await readRecord(join(this.dir, String(this.epoch)));
+    if (top !== this.epoch || !rec || rec.token !== this.token || rec.state !== 'held') {
+      throw new Error(`the lock ${this.dir} is no longer held by this process (epoch ${this.epoch}, now ${top})`);
+    }
+  }
+
+  async release(): Promise<void> {
+    if (this.released) return;
+    this.released = true;
+    liveTokens.delete(this.token);
+    const file = join(this.dir, String(this.epoch));
+    try {
+      const tmp = join(this.dir, `.tmp.${process.pid}.${randomBase36(8)}`);
+      await fsp.writeFile(tmp, JSON.stringify(record('free', this.token)));
+      await fsp.rename(tmp, file);
+    } catch {
+      // The previous epoch is a released record: without ours the lock is free again.
+      await fsp.unlink(file).catch(() => undefined);
+    }
+  }
+}
+
+function record(state: LockRecord['state'], token: string): LockRecord {
+  return { state, token, ...self, at: new Date().toISOString() };
+}
+
+function maxEpoch(names: readonly string[]): number {
+  let max = 0;
+  for (const n of names) if (EPOCH_RE.test(n)) max = Math.max(max, Number(n));
+  return max;
+}
+
+async function readRecord(file: string): Promise<LockRecord | undefined> {
+  let text: string;
+  try {
+    text = await fsp.readFile(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  try {
+    const v = JSON.parse(text) as Partial<LockRecord>;
+    if ((v.state === 'held' || v.state === 'free') && typeof v.token === 'string' && typeof v.pid === 'number' && typeof v.host === 'string' && typeof v.at === 'string') {
+      return v as LockRecord;
+    }
+  } catch {
+    // unreadable: treated as a dead holder below
+  }
+  return { state: 'held', token: '', pid: 0, host: self.host, at: new Date(0).toISOString() };
+}
+
+/** Takes the lock in `dir`, waiting while a live process holds it. */
+export async function acquireLock(dir: string, opts: LockOptions): Promise<HeldLock> {
+  await fsp.mkdir(dir, { recursive: true });
+  const deadline = Date.now() + opts.waitMs;
+  const token = randomBase36(16);
+  let delay = 2;
+  let lastHolder: LockRecord | undefined;
+  for (;;) {
+    const names = await fsp.readdir(dir);
+    const top = maxEpoch(names);
+    let free = top === 0;
+    if (!free) {
+      const rec = await readRecord(join(dir, String(top)));
+      // Gone between readdir and read: look again.
+      if (!rec) continue;
+      free = rec.state === 'free' || !holderAlive(rec, Date.now(), opts.foreignStaleMs);
+      if (!free) lastHolder = rec;
+    }
+    if (free) {
+      const epoch = top + 1;
+      const tmp = join(dir, `.tmp.${process.pid}.${randomBase36(8)}`);
+      await fsp.writeFile(tmp, JSON.stringify(record('held', token)));
+      let linked = false;
+      try {
+        await fsp.link(tmp, join(dir, String(epoch)));
+        linked = true;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') {
+          await fsp.unlink(tmp).catch(() => undefined);
+          throw e;
+        }
+      }
+      await fsp.unlink(tmp).catch(() => undefined);
+      if (linked) {
+        // A number removed long ago can be linked again by a process that looked before a long
+        // freeze; it is ours only if nothing higher exists.
+        const after = await fsp.readdir(dir);
+        if (maxEpoch(after) === epoch) {
+          liveTokens.add(token);
+          void collect(dir, after, epoch);
+          return new HeldLock(dir, epoch, token);
+        }
+        await fsp.unlink(join(dir, String(epoch))).catch(() => undefined);
+      }
+      continue;
+    }
+    const left = deadline - Date.now();
+    if (left <= 0) throw new LockTimeout(dir, lastHolder, opts.waitMs);
+    await new Promise((r) => setTimeout(r, Math.min(left, delay / 2 + Math.random() * delay)));
+    delay = Math.min(delay * 1.5, 20);
+  }
+}
+
+async function collect(dir: string, names: readonly string[], epoch: number): Promise<void> {
+  const now = Date.now();
+  for (const n of names) {
+    if (EPOCH_RE.test(n)) {
+      if (Number(n) < epoch - KEEP_EPOCHS) await fsp.unlink(join(dir, n)).catch(() => undefined);
+    } else if (n.startsWith('.tmp.')) {
+      const st = await fsp.stat(join(dir, n)).catch(() => undefined);
+      if (st && now - st.mtimeMs > STRAY_TMP_MS) await fsp.unlink(join(dir, n)).catch(() => undefined);
+    }
+  }
+}
+
+/** What the lock in `dir` says now: free (or never taken), or held by a process that is alive or gone. */
+export async function lockState(dir: string): Promise<{ state: 'free' | 'held' | 'abandoned'; holder?: LockRecord }> {
+  const names = await fsp.readdir(dir).catch(() => [] as string[]);
+  const top = maxEpoch(names);
+  if (top === 0) return { state: 'free' };
+  const rec = await readRecord(join(dir, String(top)));
+  if (!rec || rec.state === 'free') return { state: 'free' };
+  return { state: holderAlive(rec) ? 'held' : 'abandoned', holder: rec };
+}
