@@ -101,6 +101,16 @@ function fillRequests(server: ScriptedModel): ChatBody[] {
   return server.requests.filter((b) => (b.tools ?? []).map((t) => t.function.name).join() === 'lifethread_partition' && toolResults(b).length === 0);
 }
 
+describe('continuity without a language model', () => {
+  it('/partition answers with how to connect a model and writes nothing', async () => {
+    const api = await lifeThread();
+    await waitFor(async () => (await vscode.lm.selectChatModels({ vendor: 'lifethread', id: 'offline' }))[0], 15_000, 'the offline responder');
+    const result = (await vscode.commands.executeCommand('workbench.action.chat.open', { query: '@life /partition no-model', isPartialQuery: false, blockOnResponse: true, modelSelector: { vendor: 'lifethread', id: 'offline' } })) as { metadata?: Record<string, unknown> } | undefined;
+    assert.equal(result?.metadata?.model, 'offline', JSON.stringify(result));
+    assert.equal(existsSync(api.continuity.dir('no-model')), false, 'no topic folder');
+  });
+});
+
 describe('continuity pair: @life conversation → /partition → approval → /resume', () => {
   const server = new ScriptedModel();
   let quote: string | undefined;
