@@ -169,7 +169,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
   const continuity = new Continuity(context, model, panel, log, { schedule: store, dir: storeDir });
   continuity.register();
   late.continuity = continuity;
-  chat.recorder = { topic: (request) => topicOfTurn(request) ?? continuity.currentTopic(), record: (t, messages) => continuity.record(t, messages), mint: () => Continuity.mint() };
+  chat.recorder = {
+    // A wake's pulse belongs to its thread's topic (design: threads are topics); /partition X and /resume X to X; anything else to the current topic.
+    topic: (request) => hookRef.wakes?.topicOfPulse(request.prompt) ?? topicOfTurn(request) ?? continuity.currentTopic(),
+    record: (t, messages) => continuity.record(t, messages),
+    mint: () => Continuity.mint(),
+  };
   registerLifeAgent(chat, { afterTurn, doctor, store, continuity, wakes: () => hookRef.wakes });
 
 
@@ -185,7 +190,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
   late.wakes = wakes;
   context.subscriptions.push(
     wakes,
-    jobs.onDidEndJob((e) => wakes.triggers.commandEnded({ source: 'command', jobId: e.id, exitCode: e.exitCode ?? undefined, endedAt: e.endedAt, logPath: e.logPath })),
+    jobs.onDidEndJob((e) => wakes.triggers.commandEnded({ source: 'command', jobId: e.id, exitCode: e.exitCode ?? undefined, endedAt: e.endedAt, logPath: e.logPath, output: e.output })),
   );
   registerWakeSurfaces(context, wakes);
   // A commit or a branch switch re-checks the ops the panel shows (stale → what changed).
