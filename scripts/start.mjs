@@ -54,7 +54,15 @@ const { startCodeServer, freePort } = require(join(root, 'out/test/runner/codeSe
 const { ownExtension } = require(join(root, 'out/test/runner/install.js'));
 
 const workspace = join(stateDir, 'workspace');
-if (!existsSync(workspace)) cpSync(join(root, 'demo'), workspace, { recursive: true });
+if (!existsSync(workspace)) {
+  cpSync(join(root, 'demo'), workspace, { recursive: true });
+  // Its own repository, so the demo's Handover ops describe the demo, not the project around it.
+  const git = (...args) => spawnSync('git', ['-c', 'user.name=Life Thread demo', '-c', 'user.email=demo@example.invalid', '-c', 'init.defaultBranch=main', '-c', 'commit.gpgsign=false', ...args], { cwd: workspace, stdio: 'ignore' });
+  if (git('init', '-q').status === 0) {
+    git('add', '-A');
+    git('commit', '-q', '-m', 'Life Thread demo workspace');
+  }
+}
 const wantedPort = Number(process.env.PORT || process.env.LIFE_THREAD_PORT || 8080);
 const port = await isFree(wantedPort) ? wantedPort : await freePort();
 

@@ -1,5 +1,5 @@
 // The Life Thread webview: renders the state the host pushes and sends requests back. Imports only src/shared.
-import { hostMessageSchema, type RowView, type ViewState, type WebviewRequest, type FeedItem } from '../src/shared/protocol';
+import { hostMessageSchema, type AnchorView, type DecisionsView, type FeedItem, type OpsView, type RowView, type TopicView, type ViewState, type WebviewRequest } from '../src/shared/protocol';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
@@ -109,60 +109,151 @@ function renderFeed(feed: FeedItem[]): HTMLElement {
   return section;
 }
 
-function renderPartition(p: NonNullable<ViewState['partition']>): HTMLElement {
-  const section = el('section', 'section partition');
-  section.append(el('h2', 'section-title', `Partition ${p.partition} of topic ${p.topic}: review TopicDecisions`));
-  if (p.problems.length) {
-    const box = el('div', 'store-error');
-    box.setAttribute('role', 'alert');
-    box.append(icon('error'), el('span', undefined, `Not ready to approve: ${p.problems.join('; ')}`));
-    section.append(box);
-  }
-  section.append(el('h3', 'slot', 'Frame'), el('p', 'slot-text', p.frame));
-  const items = (title: string, list: typeof p.accepted) => {
-    section.append(el('h3', 'slot', title));
+function anchorLink(a: AnchorView): HTMLAnchorElement {
+  const link = el('a', 'anchor-link', `“${a.quote.length > 60 ? `${a.quote.slice(0, 59)}…` : a.quote}”`);
+  link.href = '#';
+  link.title = `Show ${a.msgId} ${a.start}-${a.end} in the export`;
+  link.dataset.msg = a.msgId;
+  link.addEventListener('click', (e) => {
+    e.preventDefault();
+    request('openAnchor', a);
+  });
+  return link;
+}
+
+function list(items: readonly string[], none: string, ordered = false, code = false): HTMLElement {
+  const ul = el(ordered ? 'ol' : 'ul', 'items');
+  for (const i of items) ul.append(code ? el('li', 'item mono', i) : el('li', 'item', i));
+  if (!items.length) ul.append(el('li', 'hint none', none));
+  return ul;
+}
+
+function renderDecisions(d: DecisionsView, heading: string): HTMLElement {
+  const box = el('div', 'pair-half decisions');
+  box.append(el('h3', 'pair-title', heading), el('div', 'row-when', `written ${d.createdAt}`));
+  box.append(el('h4', 'slot', 'Frame'), el('p', 'slot-text', d.frame));
+  const items = (title: string, entries: DecisionsView['accepted']) => {
+    box.append(el('h4', 'slot', title));
     const ul = el('ul', 'items');
-    for (const i of list) {
+    for (const i of entries) {
       const li = el('li', 'item');
       li.append(el('span', 'item-text', i.text), el('span', 'hint', ` — ${i.reason}${i.carried ? ' (carried forward)' : ''}`));
-      for (const a of i.anchors) {
-        const link = el('a', 'anchor-link', `“${a.quote.length > 60 ? `${a.quote.slice(0, 59)}…` : a.quote}”`);
-        link.href = '#';
-        link.title = `${a.msgId} ${a.start}-${a.end}`;
-        link.addEventListener('click', (e) => {
-          e.preventDefault();
-          request('openAnchor', a);
-        });
-        li.append(document.createTextNode(' '), link);
-      }
+      for (const a of i.anchors) li.append(document.createTextNode(' '), anchorLink(a));
       ul.append(li);
     }
-    if (!list.length) ul.append(el('li', 'hint', 'none'));
-    section.append(ul);
+    if (!entries.length) ul.append(el('li', 'hint none', 'none'));
+    box.append(ul);
   };
-  items('Rejected', p.rejected);
-  items('Accepted', p.accepted);
-  if (p.new.length) {
-    section.append(el('h3', 'slot', 'New'));
-    const ul = el('ul', 'items');
-    for (const n of p.new) ul.append(el('li', 'item', n));
+  items('Rejected', d.rejected);
+  items('Accepted', d.accepted);
+  box.append(el('h4', 'slot', 'New'), list(d.new, 'nothing new'));
+  box.append(el('h4', 'slot', 'Next'), list(d.next, 'empty', true));
+  if (d.anchors.length) {
+    box.append(el('h4', 'slot', 'Anchors'));
+    const p = el('p', 'slot-text');
+    for (const a of d.anchors) p.append(anchorLink(a), document.createTextNode(' '));
+    box.append(p);
+  }
+  return box;
+}
+
+function renderOps(o: OpsView, topic: string): HTMLElement {
+  const box = el('div', 'pair-half ops');
+  box.append(el('h3', 'pair-title', `Handover ops · partition ${o.partition}`));
+  const state = el('div', o.stale ? 'ops-state stale' : 'ops-state');
+  state.setAttribute('role', 'status');
+  if (o.stale === null) state.append(icon('circle-outline'), el('span', undefined, 'not re-checked yet'));
+  else if (o.stale) state.append(icon('warning'), el('span', undefined, `stale: ${o.changes.join('; ')}`));
+  else state.append(icon('pass'), el('span', undefined, `fresh (re-checked ${o.checkedAt ?? ''})`));
+  box.append(state);
+  const facts = el('dl', 'facts');
+  const fact = (k: string, v: string) => facts.append(el('dt', undefined, k), el('dd', 'mono', v));
+  fact('Branch', o.root ? o.branch || '(detached HEAD)' : 'not in a git repository');
+  if (o.root) fact('HEAD', o.head ? o.head.slice(0, 12) : '(no commits)');
+  fact('Expires', o.expiresAt);
+  box.append(facts);
+  box.append(el('h4', 'slot', `Dirty files (${o.dirty.length})`), list(o.dirty, 'none', false, true));
+  box.append(el('h4', 'slot', 'Running tasks'), list(o.runningTasks, 'none'));
+  box.append(el('h4', 'slot', 'Open items'), list(o.openItems, 'none'));
+  box.append(el('h4', 'slot', 'First moves'), list(o.firstMoves, 'none', true));
+  const actions = el('div', 'actions');
+  actions.append(textButton('Re-check', 'refresh', (b) => request('recheckOps', { topic }, b), true));
+  box.append(actions);
+  return box;
+}
+
+function renderTopic(t: TopicView, focus: ViewState['focus']): HTMLElement {
+  const section = el('section', 'section topic');
+  const head = el('div', 'topic-head');
+  head.append(el('h2', 'section-title', `Topic ${t.topic}${t.partition !== null ? ` · partition ${t.partition}` : ''}`));
+  if (t.topics.length > 1) {
+    const select = el('select', 'topic-select');
+    select.setAttribute('aria-label', 'Topic');
+    for (const name of t.topics) {
+      const o = el('option', undefined, name);
+      o.value = name;
+      o.selected = name === t.topic;
+      select.append(o);
+    }
+    select.addEventListener('change', () => request('showTopic', { topic: select.value }));
+    head.append(select);
+  }
+  section.append(head);
+  const verify = el('div', t.verify.ok ? 'verify ok' : 'verify broken');
+  verify.setAttribute('role', t.verify.ok ? 'status' : 'alert');
+  verify.append(icon(t.verify.ok ? 'verified' : 'error'), el('span', undefined, t.verify.line));
+  section.append(verify);
+  const fresh = t.newMessages ? `${t.newMessages} new message${t.newMessages === 1 ? '' : 's'} since the last export.` : '';
+  if (t.note || fresh) section.append(el('div', 'hint note', [t.note, fresh].filter(Boolean).join(' ')));
+  if (t.review) {
+    const review = el('div', 'review');
+    review.append(el('h3', 'pair-title', `Review: partition ${t.review.partition} — approve TopicDecisions before the new chat starts`));
+    if (t.review.problems.length) {
+      const box = el('div', 'store-error');
+      box.setAttribute('role', 'alert');
+      box.append(icon('error'), el('span', undefined, `Not ready to approve: ${t.review.problems.join('; ')}`));
+      review.append(box);
+    }
+    if (t.review.diff.length) {
+      review.append(el('h4', 'slot', t.decisions ? `Changes since partition ${t.decisions.partition}` : 'Changes'));
+      review.append(el('pre', 'diff', t.review.diff.join('\n')));
+    }
+    const actions = el('div', 'actions');
+    const approve = textButton('Approve and open the new chat', 'check', (b) => request('approvePartition', { topic: t.topic }, b));
+    approve.disabled = t.review.problems.length > 0;
+    actions.append(approve, textButton('Edit', 'edit', (b) => request('editPartition', { topic: t.topic }, b), true));
+    review.append(actions);
+    section.append(review);
+  }
+  const pair = el('div', 'pair');
+  const shown = t.review ? t.review.decisions : t.decisions;
+  if (shown) pair.append(renderDecisions(shown, t.review ? `TopicDecisions · draft of partition ${shown.partition}` : `TopicDecisions · partition ${shown.partition}`));
+  else pair.append(el('div', 'pair-half hint', 'No TopicDecisions yet.'));
+  if (t.ops) pair.append(renderOps(t.ops, t.topic));
+  else pair.append(el('div', 'pair-half hint', 'No Handover ops yet.'));
+  section.append(pair);
+  if (focus) section.append(renderFocus(focus));
+  if (t.history.length) {
+    section.append(el('h3', 'pair-title', 'Earlier partitions'));
+    const ul = el('ul', 'items history');
+    for (const h of t.history) ul.append(el('li', 'item', `Partition ${h.partition} · ${h.createdAt} · ${h.messages} message${h.messages === 1 ? '' : 's'} exported — ${h.frame}`));
     section.append(ul);
   }
-  section.append(el('h3', 'slot', 'Next'));
-  const next = el('ol', 'items');
-  for (const n of p.next) next.append(el('li', 'item', n));
-  section.append(next);
-  if (p.diff.length) {
-    section.append(el('h3', 'slot', 'Changes since the previous partition'));
-    section.append(el('pre', 'diff', p.diff.join('\n')));
-  }
-  const actions = el('div', 'actions');
-  const approve = textButton('Approve and open the new chat', 'check', (b) => request('approvePartition', { topic: p.topic }, b));
-  approve.disabled = p.problems.length > 0;
-  actions.append(approve, textButton('Edit', 'edit', (b) => request('editPartition', { topic: p.topic }, b), true));
-  section.append(actions);
   return section;
 }
+
+function renderFocus(f: NonNullable<ViewState['focus']>): HTMLElement {
+  const section = el('div', 'focus');
+  section.append(el('h3', 'pair-title', f.title));
+  const quote = el('blockquote', 'focus-text');
+  const mark = el('mark', 'focus-span', f.span);
+  quote.append(document.createTextNode(f.before), mark, document.createTextNode(f.after));
+  section.append(quote, el('div', 'row-when', f.source));
+  if (f.note) section.append(el('div', 'hint', f.note));
+  return section;
+}
+
+let lastFocus = '';
 
 function render(state: ViewState): void {
   if (!root) return;
@@ -192,18 +283,12 @@ function render(state: ViewState): void {
       return box;
     }),
   );
-  if (state.partition) root.append(renderPartition(state.partition));
-  if (state.focus) {
-    const f = state.focus;
-    const section = el('section', 'section focus');
-    section.append(el('h2', 'section-title', f.title));
-    const quote = el('blockquote', 'focus-text');
-    const mark = el('mark', 'focus-span', f.span);
-    quote.append(document.createTextNode(f.before), mark, document.createTextNode(f.after));
-    section.append(quote, el('div', 'row-when', f.source));
-    if (f.note) section.append(el('div', 'hint', f.note));
-    root.append(section);
-  }
+  const topic = state.surface === 'panel' ? state.topic : null;
+  if (topic) root.append(renderTopic(topic, state.focus));
+  else if (state.focus) root.append(renderFocus(state.focus));
+  const focusKey = state.focus ? `${state.focus.title}\u0000${state.focus.span}` : '';
+  if (focusKey && focusKey !== lastFocus) root.querySelector('.focus-span')?.scrollIntoView({ block: 'center' });
+  lastFocus = focusKey;
   if (state.wakes.length) root.append(renderSection('Pending wakes', state.wakes, () => el('div')));
   if (state.feed.length) root.append(renderFeed(state.feed));
   const footer = el('div', 'footer', `Times in ${state.tz}`);

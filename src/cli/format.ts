@@ -26,6 +26,7 @@ Usage:
                        [--allow-nested]
   life-thread wake list
   life-thread wake cancel K
+  life-thread topic verify DIR
   life-thread help | --help | -h | --version
 
 Global flags (anywhere on the line):
@@ -56,7 +57,14 @@ Wakes:
   --cancel-token K. Wakes are fired only by the VS Code extension, which can start a chat turn:
   'dispatch --once' never fires them.
 
-Exit codes: 0 ok, 2 bad input, 3 store unreadable, newer schema or lock not obtained in 10 s.
+Topics:
+  'topic verify DIR' checks a continuity topic folder (<workspace>/.life-thread/topics/<topic>): the
+  hash chain of its export and of those kept in history/, and the anchors of its latest filled
+  TopicDecisions (the draft under review, else the approved ones). Placeholders of a partition that
+  is not filled yet are reported, not failed. Needs no store. Exit 3 names the first broken message.
+
+Exit codes: 0 ok, 2 bad input, 3 store unreadable, newer schema or lock not obtained in 10 s, or
+(topic verify) a broken chain or an anchor that does not stand.
 `;
 
 export type ZoneSource = 'flag' | 'env' | 'system';

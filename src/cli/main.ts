@@ -12,6 +12,7 @@ import { version } from '../../package.json';
 import { checkAllowed, has, lockWaitFromEnv, parseArgs, parseNow, valueOf, type FlagName, type ParsedArgs } from './args';
 import * as cmd from './commands';
 import { USAGE, type ZoneSource } from './format';
+import { TopicBroken, topicVerify } from './topic';
 
 type Verb = { flags: readonly FlagName[]; run: (ctx: cmd.Context) => Promise<void> };
 
@@ -38,6 +39,11 @@ const ROUTES: Record<string, Record<string, Verb>> = {
   },
 };
 
+/** Verbs that read a workspace's files, not the store. */
+const NO_STORE: Record<string, Record<string, { run: typeof topicVerify }>> = {
+  topic: { verify: { run: topicVerify } },
+};
+
 const SINGLE: Record<string, Verb> = {
   dispatch: { flags: ['once', 'reminder-max-lateness-hours', 'command-max-lateness-hours'], run: cmd.dispatch },
   doctor: { flags: [], run: cmd.doctor },
@@ -54,7 +60,7 @@ function route(args: ParsedArgs): { verb: Verb; words: string; rest: string[] } 
   const single = Object.hasOwn(SINGLE, group) ? SINGLE[group] : undefined;
   if (single) return { verb: single, words: group, rest: args.positionals.slice(1) };
   const verbs = Object.hasOwn(ROUTES, group) ? ROUTES[group] : undefined;
-  if (!verbs) throw new InputError('command', `unknown command '${group}'; commands: remind, schedule, dispatch, doctor, wake, help`);
+  if (!verbs) throw new InputError('command', `unknown command '${group}'; commands: remind, schedule, dispatch, doctor, wake, topic, help`);
   const names = Object.keys(verbs).join(', ');
   if (sub === undefined) throw new InputError('command', `'${group}' needs a verb: ${names}`);
   const verb = Object.hasOwn(verbs, sub) ? verbs[sub] : undefined;
@@ -103,6 +109,17 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv, cwd:
       io.stdout(json ? `${JSON.stringify({ version })}\n` : `life-thread ${version}\n`);
       return 0;
     }
+    const [group, sub] = args.positionals;
+    const topicVerbs = group !== undefined && Object.hasOwn(NO_STORE, group) ? NO_STORE[group] : undefined;
+    if (topicVerbs) {
+      const names = Object.keys(topicVerbs).join(', ');
+      const v = sub !== undefined && Object.hasOwn(topicVerbs, sub) ? topicVerbs[sub] : undefined;
+      if (!v) throw new InputError('command', sub === undefined ? `'${group}' needs a verb: ${names}` : `unknown command '${group} ${sub}'; '${group}' takes ${names}`);
+      if (args.error) throw args.error;
+      checkAllowed(args, [], `${group} ${sub}`);
+      await v.run({ rest: args.positionals.slice(2), json, cwd, out: io.stdout });
+      return 0;
+    }
     const { verb, words, rest } = route(args);
     if (args.error) throw args.error;
     checkAllowed(args, verb.flags, words);
@@ -119,6 +136,10 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv, cwd:
     if (e instanceof InputError) {
       report(io, json, e.field, e.reason);
       return 2;
+    }
+    if (e instanceof TopicBroken) {
+      report(io, json, e.field, e.message);
+      return e.exitCode;
     }
     if (e instanceof cmd.Stopped) {
       report(io, json, 'interrupted', e.message);

@@ -26,7 +26,13 @@ export class LifeChat {
   /** Called around every request: after-turn actions wait for the turn to end. */
   hooks: { begin(): void; end(): void } = { begin: () => undefined, end: () => undefined };
   /** Keeps the conversation durably with minted message ids (set by the continuity feature). */
-  recorder: { topic(request: vscode.ChatRequest): string; record(topic: string, id: string, role: 'user' | 'assistant', text: string): Promise<void>; mint(): string } | undefined;
+  recorder:
+    | {
+        topic(request: vscode.ChatRequest): string;
+        record(topic: string, messages: { id: string; role: 'user' | 'assistant'; time: string; text: string }[]): Promise<void>;
+        mint(): string;
+      }
+    | undefined;
 
   constructor(context: vscode.ExtensionContext) {
     const participant = vscode.chat.createChatParticipant(CHAT_PARTICIPANT_ID, (req, ctx, stream, token) => this.handle(req, ctx, stream, token));
@@ -48,13 +54,14 @@ export class LifeChat {
     const topic = rec?.topic(request) ?? '';
     const requestId = rec?.mint() ?? '';
     const responseId = rec?.mint() ?? '';
+    const askedAt = new Date().toISOString();
     let answer = '';
     // Capture what the response says, so the transcript keeps it under the minted id. (A Proxy cannot
     // be used: the stream's methods are non-configurable properties.)
     const stream = forwardingStream(rawStream, (text) => (answer += text));
-    if (rec) await rec.record(topic, requestId, 'user', request.command ? `/${request.command} ${request.prompt}`.trim() : request.prompt);
     const ids = rec ? { lifeThread: { topic, requestId, responseId } } : {};
     const handler = request.command ? this.handlers.get(request.command) : this.fallback;
+    let keep = true;
     this.hooks.begin();
     try {
       if (!handler) {
@@ -62,10 +69,20 @@ export class LifeChat {
         return { metadata: { command: request.command ?? 'help', ...ids } };
       }
       const result = await handler(request, context, stream, token);
-      return { ...(result ?? {}), metadata: { command: request.command ?? 'default', ...(result?.metadata as object | undefined), ...ids } };
+      const metadata = (result?.metadata ?? {}) as { transcript?: unknown };
+      // A handler that wrote nothing (e.g. /partition with nothing new) keeps its turn out of the transcript too.
+      keep = metadata.transcript !== 'skip';
+      return { ...(result ?? {}), metadata: { command: request.command ?? 'default', ...metadata, ...ids } };
     } finally {
       this.hooks.end();
-      if (rec) await rec.record(topic, responseId, 'assistant', answer);
+      // The request and its answer are written together, after the answer: a turn is kept whole, next to itself.
+      if (rec && keep) {
+        const asked = request.command ? `/${request.command} ${request.prompt}`.trim() : request.prompt;
+        await rec.record(topic, [
+          { id: requestId, role: 'user', time: askedAt, text: asked },
+          { id: responseId, role: 'assistant', time: new Date().toISOString(), text: answer },
+        ]);
+      }
     }
   }
 }

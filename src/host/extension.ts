@@ -48,6 +48,8 @@ export interface LifeThreadApi {
   readonly feed: FeedFeature;
   /** Resolves when the dispatcher, the terminals' environment and the wake sources are running. */
   readonly ready: Promise<void>;
+  /** What the webview's requests run (the panel's Approve, an anchor's click): the same function the webview bridge calls. */
+  readonly webviewRequest: (request: WebviewRequest) => Promise<void>;
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<LifeThreadApi> {
@@ -106,6 +108,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
       case 'openAnchor':
         await need(late.lander, 'landing').openMessage(req.params.topic, req.params.msgId, req.params.start, req.params.end);
         return;
+      case 'recheckOps':
+        return need(late.continuity, 'continuity').refresh();
+      case 'showTopic':
+        return need(late.continuity, 'continuity').showInPanel(req.params.topic);
       case 'runNow':
         return runNowRow(schedule, req.params.id);
       case 'move':
@@ -135,7 +141,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
 
   registerSidebar(context, model, handle, log);
   const panel = new LifeThreadPanel(context, model, handle, log);
-  context.subscriptions.push(panel, vscode.commands.registerCommand(COMMANDS.openPanel, () => void panel.show()));
+  context.subscriptions.push(
+    panel,
+    vscode.commands.registerCommand(COMMANDS.openPanel, async (topic?: unknown) => {
+      if (typeof topic === 'string' && late.continuity) await late.continuity.showInPanel(topic);
+      else panel.show();
+    }),
+  );
 
   const provider = registerOpenAiProvider(context);
   doctor.addSection('Language models', () => modelsSection(provider));
@@ -154,13 +166,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
       hookRef.wakes?.turnEnded();
     },
   };
-  const continuity = new Continuity(context, model, panel, log);
+  const continuity = new Continuity(context, model, panel, log, { schedule: store, dir: storeDir });
   continuity.register();
   late.continuity = continuity;
   chat.recorder = {
-    // A wake's pulse belongs to its thread's topic (design: threads are topics); anything else to the current topic.
-    topic: (request) => hookRef.wakes?.topicOfPulse(request.prompt) ?? continuity.currentTopic(),
-    record: (t, id, role, text) => continuity.record(t, id, role, text),
+    // A wake's pulse belongs to its thread's topic (design: threads are topics); /partition X and /resume X to X; anything else to the current topic.
+    topic: (request) => hookRef.wakes?.topicOfPulse(request.prompt) ?? topicOfTurn(request) ?? continuity.currentTopic(),
+    record: (t, messages) => continuity.record(t, messages),
     mint: () => Continuity.mint(),
   };
   registerLifeAgent(chat, { afterTurn, doctor, store, continuity, wakes: () => hookRef.wakes });
@@ -181,6 +193,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
     jobs.onDidEndJob((e) => wakes.triggers.commandEnded({ source: 'command', jobId: e.id, exitCode: e.exitCode ?? undefined, endedAt: e.endedAt, logPath: e.logPath, output: e.output })),
   );
   registerWakeSurfaces(context, wakes);
+  // A commit or a branch switch re-checks the ops the panel shows (stale → what changed).
+  context.subscriptions.push(wakes.triggers.onDidTrigger((e) => e.kind === 'scm.changed' && void continuity.refresh()));
   doctor.addSection('Wakes', () => wakes.doctorSection());
   // Registration is done; the first pass, the terminals' environment and the wake sources start after
   // activate() returns, so the host is not held up. `ready` resolves when they run.
@@ -189,7 +203,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
 
   const activationMs = performance.now() - t0;
   log.info(`activated in ${activationMs.toFixed(1)} ms; store ${storeDir}`);
-  return { activatedAt: Date.now(), activationMs, storeDir, model, doctor, panel, schedule, jobs, reminderTurns, afterTurn, lander, desk, continuity, wakes, feed, ready };
+  return { activatedAt: Date.now(), activationMs, storeDir, model, doctor, panel, schedule, jobs, reminderTurns, afterTurn, lander, desk, continuity, wakes, feed, ready, webviewRequest: handle };
 }
 
 /** "Open in Chat" for a delivered reminder: a new @life chat shows it; without a model, a read-only document. */
@@ -202,6 +216,14 @@ async function openDelivered(d: DeliveredReminder): Promise<void> {
   }
   const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: `# Reminder ${d.id}\n\n${d.text}\n` });
   await vscode.window.showTextDocument(doc);
+}
+
+/** `/partition X`, `/partition approve X` and `/resume X` belong to topic X, whatever the current topic is. */
+function topicOfTurn(request: vscode.ChatRequest): string | undefined {
+  if (request.command !== 'partition' && request.command !== 'resume') return undefined;
+  const words = request.prompt.trim().split(/\s+/);
+  const name = request.command === 'partition' && words[0]?.toLowerCase() === 'approve' ? words[1] : words[0];
+  return name !== undefined && /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(name) ? name : undefined;
 }
 
 export function deactivate(): void {

@@ -1,5 +1,4 @@
 import * as vscode from 'vscode';
-import { readFile } from 'node:fs/promises';
 import { join, dirname } from 'node:path';
 import { existsSync } from 'node:fs';
 import { AnchorIndexCache, type AnchorResolution, type CodeAnchor, type TextRange } from '../core/codeAnchor';
@@ -7,7 +6,8 @@ import type { LandingInput } from '../core/wake/contract';
 import { landingFromInput } from '../node/landingInput';
 import { InputError } from '../core/errors';
 import { anchorQuerySchema, decodeRef, isInsideFolders, landQuerySchema, parseDeepLink, parseQuery, parseRef, type DeepLink, type LandingRef } from '../core/landing';
-import { parseExportJsonl, spanOf } from '../core/transcript';
+import { spanOf } from '../core/transcript';
+import { readExports } from '../node/topicFiles';
 import type { LifeThreadPanel } from './panel';
 import { setting } from './settings';
 import type { ViewModel } from './viewModel';
@@ -255,15 +255,14 @@ export class Lander {
     return join(root, setting('continuity.folder', '.life-thread'), 'topics', topic);
   }
 
+  /** Shows a span of a topic's export highlighted in the panel; the message may be in an earlier partition's export (history/). */
   async openMessage(topic: string, msgId: string, start: number, end: number): Promise<LandResult> {
-    const file = join(this.topicDir(topic), 'export.jsonl');
-    let text: string;
-    try {
-      text = await readFile(file, 'utf8');
-    } catch {
-      throw new InputError('topic', `no export for topic ${topic} (${file})`);
-    }
-    const span = spanOf(parseExportJsonl(text).records, msgId, start, end);
+    const dir = this.topicDir(topic);
+    const exports = await readExports(dir);
+    if (exports.length === 0) throw new InputError('topic', `no export for topic ${topic} (${join(dir, 'export.jsonl')})`);
+    const holder = exports.find((e) => e.records.some((r) => r.id === msgId)) ?? exports[0];
+    const file = join(dir, holder?.file ?? 'export.jsonl');
+    const span = spanOf(holder?.records ?? [], msgId, start, end);
     if ('error' in span) throw new InputError('msg', span.error);
     this.model.update({
       focus: { title: `Topic ${topic} · message ${msgId} · ${start}-${end}`, source: file, before: span.before, span: span.span, after: span.after },

@@ -1,12 +1,11 @@
 import * as vscode from 'vscode';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { z } from 'zod';
 import { codeAnchorSchema } from '../core/codeAnchor';
 import { InputError } from '../core/errors';
 import { decodeRef, parseDeepLink, parseRef, type LandingRef } from '../core/landing';
 import { parseToolInput } from '../core/toolInputs';
-import { parseExportJsonl, spanOf } from '../core/transcript';
+import { spanOf } from '../core/transcript';
+import { readAllRecords } from '../node/topicFiles';
 import { COMMANDS } from '../shared/commands';
 import type { Lander } from './landing';
 
@@ -92,8 +91,8 @@ export function registerLanding(context: vscode.ExtensionContext, lander: Lander
         }
         const m = input.message;
         if (!m) throw new Error('Invalid input — message: missing');
-        const file = join(lander.topicDir(m.topic), 'export.jsonl');
-        const records = parseExportJsonl(await readFile(file, 'utf8').catch(() => '')).records;
+        // Bounded partitions: the message may be in an earlier partition's export (history/).
+        const records = await readAllRecords(lander.topicDir(m.topic)).catch(() => []);
         const span = spanOf(records, m.msgId, m.start, m.end);
         if ('error' in span) throw new Error(`Invalid input — message: ${span.error}`);
         const matches = m.quote === undefined ? undefined : span.span === m.quote;

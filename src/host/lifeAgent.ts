@@ -5,6 +5,7 @@ import type { AfterTurn } from './afterTurn';
 import type { Doctor } from './doctor';
 import type { Continuity } from './continuity';
 import { COMMANDS } from '../shared/commands';
+import { draftSummary } from '../core/topicView';
 import { setting } from './settings';
 import { ownerZone } from './scheduleFeature';
 import type { ScheduleStore } from '../node/schedule';
@@ -65,7 +66,8 @@ export function connectModelHelp(stream: vscode.ChatResponseStream, what: string
 
 /** `@life`: a tool-loop agent, plus the slash commands that need no model; wake pulses arrive here. */
 export function registerLifeAgent(chat: LifeChat, deps: { afterTurn: AfterTurn; doctor: Doctor; store: ScheduleStore; continuity: Continuity; wakes: () => WakeFeature | undefined }): void {
-  const run = async (request: vscode.ChatRequest, context: vscode.ChatContext, stream: vscode.ChatResponseStream, token: vscode.CancellationToken, instruction: string, only?: string[]) => {
+  /** One agent turn; `withHistory: false` leaves the chat's earlier turns out of the prompt (a Partition sends only its span). */
+  const run = async (request: vscode.ChatRequest, context: vscode.ChatContext, stream: vscode.ChatResponseStream, token: vscode.CancellationToken, instruction: string, only?: string[], withHistory = true) => {
     const model = await chooseModel(request);
     if (isOfflineModel(model)) {
       connectModelHelp(stream, request.command ? `\`/${request.command}\` with these words` : 'A free question');
@@ -80,7 +82,7 @@ export function registerLifeAgent(chat: LifeChat, deps: { afterTurn: AfterTurn; 
     ]
       .filter(Boolean)
       .join('\n');
-    const messages = [vscode.LanguageModelChatMessage.User(preface), ...historyMessages(context), vscode.LanguageModelChatMessage.User(request.prompt)];
+    const messages = [vscode.LanguageModelChatMessage.User(preface), ...(withHistory ? historyMessages(context) : []), vscode.LanguageModelChatMessage.User(request.prompt)];
     await offerPartitionUnderPressure(model, messages, stream, token, deps.continuity);
     const turn = await runAgentTurn({
       model,
@@ -136,14 +138,42 @@ export function registerLifeAgent(chat: LifeChat, deps: { afterTurn: AfterTurn; 
     run(request, context, stream, token, 'The user is managing scheduled shell commands: use lifethread_schedule (add_command, list, move, run_now, remove, log).', ['lifethread_schedule', 'lifethread_remind']),
   );
   chat.on('partition', async (request, context, stream, token) => {
-    const topic = request.prompt.trim() || deps.continuity.currentTopic();
+    const args = request.prompt.trim();
+    const approve = /^approve(?:\s+(\S+))?$/i.exec(args);
+    if (approve) return approveInChat(deps.continuity, stream, approve[1]);
+    const topic = args || deps.continuity.currentTopic();
+    // Without a model nothing can fill the decisions: say how to connect one and write nothing.
+    if (isOfflineModel(await chooseModel(request))) {
+      connectModelHelp(stream, '`/partition`');
+      return { metadata: { command: 'partition', topic, model: 'offline', transcript: 'skip' } };
+    }
+    const imported = await deps.continuity.importOnScreen(topic);
+    if (imported.note) stream.progress(`The chat on screen was not imported (${imported.note}); partitioning @life's own transcript.`);
+    if (imported.imported > 0) stream.progress(`Imported ${imported.imported} message(s) of ${imported.participants.map((p) => (p ? `@${p.split('.').pop() ?? p}` : 'the default agent')).join(', ')} from the chat on screen.`);
     const started = await deps.continuity.start(topic);
-    stream.progress(`Wrote the export and Handover ops of topic ${topic} (partition ${started.partition}); filling TopicDecisions…`);
+    if (started.kind === 'nothing') {
+      stream.markdown(
+        started.previous === null
+          ? `Nothing to hand over in topic **${topic}** yet: there is no conversation in it. Nothing was written.`
+          : `Nothing new to hand over in topic **${topic}** since partition ${started.previous}: no conversation since its export. Nothing was written.`,
+      );
+      return { metadata: { command: 'partition', topic, nothingNew: true, transcript: 'skip' } };
+    }
+    stream.progress(`Wrote the export (${started.messages} message${started.messages === 1 ? '' : 's'} since the previous partition) and the Handover ops of topic ${topic} (partition ${started.partition}); filling TopicDecisions…`);
     const req = { ...request, prompt: started.prompt } as vscode.ChatRequest;
-    const result = await run(req, context, stream, token, 'You are filling TopicDecisions for a Partition. Use lifethread_partition with action "fill"; if it refuses, fix what it names and call it again.', ['lifethread_partition']);
-    stream.markdown(`\n\nTopicDecisions of **${topic}** wait for your approval in the Life Thread panel; the new chat opens only when you approve.`);
-    stream.button({ command: COMMANDS.openPanel, title: 'Review in the panel' });
-    return { metadata: { ...(result.metadata as object), command: 'partition', topic, partition: started.partition } };
+    const result = await run(req, context, stream, token, 'You are filling TopicDecisions for a Partition. Use lifethread_partition with action "fill"; if it refuses, fix what it names and call it again.', ['lifethread_partition'], false);
+    const draft = await deps.continuity.draftOf(topic);
+    if (draft?.lint.ok) {
+      stream.markdown(`\n\nTopicDecisions of **${topic}** (partition ${draft.decisions.partition}) wait for your approval; the new chat opens only when you approve.`);
+      stream.button({ command: COMMANDS.approvePartition, arguments: [topic], title: 'Approve Partition…' });
+      stream.button({ command: COMMANDS.openPanel, arguments: [topic], title: 'Review in the panel' });
+    } else if (draft) {
+      stream.markdown(`\n\nThe draft of TopicDecisions of **${topic}** does not pass the lint yet: ${draft.lint.problems.map((p) => p.reason).join('; ')}. It cannot be approved until it does.`);
+      stream.button({ command: COMMANDS.openPanel, arguments: [topic], title: 'Review in the panel' });
+    } else {
+      stream.markdown(`\n\nThe agent did not fill TopicDecisions of **${topic}** (partition ${started.partition}); run \`/partition ${topic}\` again, or fill them through the lifethread_partition tool.`);
+    }
+    return { metadata: { ...(result.metadata as object), command: 'partition', topic, partition: started.partition, draft: draft ? (draft.lint.ok ? 'ready' : 'refused') : 'none' } };
   });
   chat.on('resume', async (request, _context, stream) => {
     const topic = request.prompt.trim() || deps.continuity.currentTopic();
@@ -157,6 +187,22 @@ export function registerLifeAgent(chat: LifeChat, deps: { afterTurn: AfterTurn; 
     stream.markdown(await deps.doctor.report());
     return { metadata: { command: 'doctor' } };
   });
+}
+
+/** `@life /partition approve [topic]`: a participant cannot ask for confirmation itself, so it answers with the draft's summary and a button that runs the approval command (which asks). */
+async function approveInChat(continuity: Continuity, stream: vscode.ChatResponseStream, topicArg: string | undefined): Promise<vscode.ChatResult> {
+  const waiting = topicArg !== undefined ? [await continuity.draftOf(topicArg)].filter((d) => d !== undefined) : await continuity.drafts();
+  if (waiting.length === 0) {
+    stream.markdown(topicArg !== undefined ? `No partition draft of topic **${topicArg}** waits for approval. \`/partition ${topicArg}\` writes one.` : 'No partition draft waits for approval. `/partition [topic]` writes one.');
+    return { metadata: { command: 'partition', approve: 'none', transcript: 'skip' } };
+  }
+  for (const d of waiting) {
+    const s = draftSummary(d.topic, d.decisions, d.lint);
+    stream.markdown(`**${s.title}**\n\n${s.detail}\n\n`);
+    if (d.lint.ok) stream.button({ command: COMMANDS.approvePartition, arguments: [d.topic], title: `Approve Partition… (${d.topic})` });
+    stream.button({ command: COMMANDS.openPanel, arguments: [d.topic], title: 'Review in the panel' });
+  }
+  return { metadata: { command: 'partition', approve: waiting.map((d) => ({ topic: d.topic, partition: d.decisions.partition, lint: d.lint.ok })) } };
 }
 
 /** The pressure signal: past a share of the model's input window, the reply offers Partition. */

@@ -8,6 +8,9 @@ import type { ViewModel } from './viewModel';
 export class LifeThreadPanel implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
   private bridge: vscode.Disposable | undefined;
+  private readonly _onDidReveal = new vscode.EventEmitter<void>();
+  /** The panel was opened, restored or became visible again: its content should be re-read. */
+  readonly onDidReveal = this._onDidReveal.event;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -28,7 +31,7 @@ export class LifeThreadPanel implements vscode.Disposable {
 
   show(): vscode.WebviewPanel {
     if (this.panel) {
-      this.panel.reveal();
+      if (!this.panel.visible) this.panel.reveal();
       return this.panel;
     }
     const panel = vscode.window.createWebviewPanel(PANEL_VIEW_TYPE, 'Life Thread', vscode.ViewColumn.Active, {
@@ -45,14 +48,19 @@ export class LifeThreadPanel implements vscode.Disposable {
     panel.webview.options = webviewOptions(this.context.extensionUri);
     panel.webview.html = webviewHtml(panel.webview, this.context.extensionUri, 'Life Thread');
     this.bridge = bridgeWebview(panel.webview, this.model, 'panel', this.handle, this.log);
+    panel.onDidChangeViewState((e) => {
+      if (e.webviewPanel.visible) this._onDidReveal.fire();
+    });
     panel.onDidDispose(() => {
       this.bridge?.dispose();
       this.bridge = undefined;
       this.panel = undefined;
     });
+    this._onDidReveal.fire();
   }
 
   dispose(): void {
     this.panel?.dispose();
+    this._onDidReveal.dispose();
   }
 }

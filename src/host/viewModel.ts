@@ -19,7 +19,7 @@ export class ViewModel implements vscode.Disposable {
       feed: [],
       storeError: null,
       focus: null,
-      partition: null,
+      topic: null,
     };
   }
 

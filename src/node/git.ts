@@ -26,6 +26,11 @@ export interface StateOptions extends GitOptions {
    * Pass the continuity folder as it stands relative to the root when it is configured elsewhere.
    */
   ignore?: readonly string[];
+  /**
+   * Whether the repository found at this root is the one to describe (e.g. not a repository above
+   * the workspace folder that VS Code does not open). A refused root reads as "no repository".
+   */
+  acceptRoot?: (root: string) => boolean;
 }
 
 /** Whether a porcelain path is one of the ignored paths or lies under one. */
@@ -119,6 +124,7 @@ export async function gitState(cwd: string, opts: StateOptions = {}): Promise<Re
   if (top.code !== 0) return null;
   const root = top.stdout.replace(/\r?\n$/, '');
   if (!root) return null;
+  if (opts.acceptRoot && !opts.acceptRoot(root)) return null;
   const [branch, head, status] = await Promise.all([
     runGit(root, ['symbolic-ref', '--short', '-q', 'HEAD'], opts),
     runGit(root, ['rev-parse', '--verify', '-q', 'HEAD^{commit}'], opts),

@@ -6,8 +6,13 @@
  *   export.jsonl           the export (source of truth for message anchors), one ExportRecord per line
  *   export.md              the same, readable
  *   topic-decisions.json   TopicDecisions (source of truth)    TopicDecisions.md   rendered
+ *   topic-decisions.draft.json  the agent's decisions waiting for the user's approval
  *   handover-ops.json      HandoverOps (source of truth)       HandoverOps.md      rendered
- *   history/<partition>/   the previous partition's pair, copied there before a new partition is written
+ *   history/<partition>/   an earlier partition's pair and its export, moved there before the next
+ *                          partition is written
+ *
+ * Partition N's export holds the messages since partition N−1's export (newSpan), so exports are
+ * bounded; message ids are unique per topic, so an anchor resolves in whichever export holds it.
  *
  * Every file but the live transcript is written atomically (temp file in the same directory, fsync,
  * rename). Texts are redacted on their way in (appendMessage) and again in the export.
@@ -37,11 +42,14 @@ import {
 import { InputError } from '../core/errors';
 import { buildExport, parseExport, transcriptMessageSchema, type BuiltExport, type TranscriptMessage } from '../core/export';
 import { redact } from '../core/redact';
+import { conversation, newSpan } from '../core/topicSpan';
+import type { DecisionsOnDisk, ExportOnDisk } from '../core/topicVerify';
 import type { ExportRecord } from '../core/transcript';
 
 export const DEFAULT_FOLDER = '.life-thread';
 export const TRANSCRIPT_FILE = 'transcript.jsonl';
 export const HISTORY_DIR = 'history';
+export const DRAFT_JSON = 'topic-decisions.draft.json';
 
 /** A topic file that exists but cannot be read as what it should be. */
 export class TopicFileError extends Error {
@@ -98,17 +106,27 @@ async function readText(file: string): Promise<string | null> {
 // ---------------------------------------------------------------------------------------------
 // The live transcript
 
-/** Appends one message to `transcript.jsonl` (one line, O_APPEND). The text is redacted unless `redact: false`. Throws InputError on a bad message. */
-export async function appendMessage(dir: string, msg: TranscriptMessage, opts: { redact?: boolean } = {}): Promise<void> {
+function transcriptLine(msg: TranscriptMessage, doRedact: boolean, field: string): string {
   const p = transcriptMessageSchema.safeParse(msg);
   if (!p.success) {
     const issue = p.error.issues[0];
-    throw new InputError(issue?.path.length ? `message.${issue.path.join('.')}` : 'message', issue?.message ?? 'is not a message');
+    throw new InputError(issue?.path.length ? `${field}.${issue.path.join('.')}` : field, issue?.message ?? 'is not a message');
   }
   const m = p.data;
-  const line = `${JSON.stringify({ id: m.id, role: m.role, time: m.time, text: (opts.redact ?? true) ? redact(m.text) : m.text })}\n`;
+  return `${JSON.stringify({ id: m.id, role: m.role, time: m.time, text: doRedact ? redact(m.text) : m.text })}\n`;
+}
+
+/** Appends one message to `transcript.jsonl` (one line, O_APPEND). The text is redacted unless `redact: false`. Throws InputError on a bad message. */
+export async function appendMessage(dir: string, msg: TranscriptMessage, opts: { redact?: boolean } = {}): Promise<void> {
+  await appendMessages(dir, [msg], opts);
+}
+
+/** Appends messages in one write, so a request and its answer stay next to each other. Nothing is written when one is bad. */
+export async function appendMessages(dir: string, msgs: readonly TranscriptMessage[], opts: { redact?: boolean } = {}): Promise<void> {
+  const lines = msgs.map((m, i) => transcriptLine(m, opts.redact ?? true, msgs.length === 1 ? 'message' : `messages[${i}]`)).join('');
+  if (lines === '') return;
   await fsp.mkdir(dir, { recursive: true });
-  await fsp.appendFile(join(dir, TRANSCRIPT_FILE), line, { encoding: 'utf8', flag: 'a' });
+  await fsp.appendFile(join(dir, TRANSCRIPT_FILE), lines, { encoding: 'utf8', flag: 'a' });
 }
 
 /** The live transcript: messages in order (a repeated id keeps its first message) and one error per bad line. No file: empty. */
@@ -161,6 +179,33 @@ export async function readExport(dir: string): Promise<{ records: ExportRecord[]
   return text === null ? null : parseExport(text);
 }
 
+/** Every export of the topic, newest first: export.jsonl, then history/<n>/export.jsonl from the highest n. */
+export async function readExports(dir: string): Promise<ExportOnDisk[]> {
+  const out: ExportOnDisk[] = [];
+  const current = await readExport(dir);
+  const cur = await currentPartition(dir);
+  if (current) out.push({ file: EXPORT_JSONL, ...(cur !== null ? { partition: cur } : {}), ...current });
+  for (const n of (await historyPartitions(dir)).sort((a, b) => b - a)) {
+    const h = await readExport(join(dir, HISTORY_DIR, String(n)));
+    if (h) out.push({ file: `${HISTORY_DIR}/${n}/${EXPORT_JSONL}`, partition: n, ...h });
+  }
+  return out;
+}
+
+/** The records of all the topic's exports (newest first; an id found twice keeps the newest). */
+export async function readAllRecords(dir: string): Promise<ExportRecord[]> {
+  const seen = new Set<string>();
+  const all: ExportRecord[] = [];
+  for (const e of await readExports(dir)) {
+    for (const r of e.records) {
+      if (seen.has(r.id)) continue;
+      seen.add(r.id);
+      all.push(r);
+    }
+  }
+  return all;
+}
+
 // ---------------------------------------------------------------------------------------------
 // The pair
 
@@ -195,7 +240,23 @@ export function readHistoryDecisions(dir: string, partition: number): Promise<To
   return readJson(join(dir, HISTORY_DIR, String(partition), DECISIONS_JSON), parseDecisions);
 }
 
-async function historyPartitions(dir: string): Promise<number[]> {
+/** The draft waiting for approval; null when there is none; TopicFileError when it is not valid. */
+export function readDraft(dir: string): Promise<TopicDecisions | null> {
+  return readJson(join(dir, DRAFT_JSON), parseDecisions);
+}
+
+/** Writes the agent's decisions as the draft (atomically). Throws InputError when they are not valid. */
+export async function writeDraft(dir: string, d: TopicDecisions): Promise<void> {
+  const p = parseDecisions(d);
+  if (!p.ok) throw new InputError(`decisions.${p.field}`, p.reason);
+  await writeFileAtomic(join(dir, DRAFT_JSON), `${JSON.stringify(p.value, null, 2)}\n`);
+}
+
+export async function removeDraft(dir: string): Promise<void> {
+  await fsp.rm(join(dir, DRAFT_JSON), { force: true });
+}
+
+export async function historyPartitions(dir: string): Promise<number[]> {
   try {
     const names = await fsp.readdir(join(dir, HISTORY_DIR));
     return names.filter((n) => /^[1-9]\d{0,6}$/.test(n)).map(Number);
@@ -225,9 +286,9 @@ export async function nextPartition(dir: string): Promise<number> {
 }
 
 /**
- * Copies the current pair to history/<its partition>/ (the JSON as is, the decisions' Markdown
- * re-rendered so its export link still resolves from there). Returns the partition archived, or null
- * when there is no current pair.
+ * Copies the current pair and its export to history/<its partition>/ (the JSON as is, the decisions'
+ * Markdown re-rendered so its export link resolves from there). Returns the partition archived, or
+ * null when there is no current pair.
  */
 export async function archivePair(dir: string): Promise<number | null> {
   const d = await readDecisions(dir);
@@ -235,8 +296,8 @@ export async function archivePair(dir: string): Promise<number | null> {
   const to = join(dir, HISTORY_DIR, String(d.partition));
   await fsp.mkdir(to, { recursive: true });
   await writeFileAtomic(join(to, DECISIONS_JSON), `${JSON.stringify(d, null, 2)}\n`);
-  await writeFileAtomic(join(to, DECISIONS_FILE), renderDecisionsMarkdown(d, { exportLink: `../../${EXPORT_MD}` }));
-  for (const f of [OPS_JSON, OPS_FILE]) {
+  await writeFileAtomic(join(to, DECISIONS_FILE), renderDecisionsMarkdown(d, { exportLink: EXPORT_MD }));
+  for (const f of [OPS_JSON, OPS_FILE, EXPORT_JSONL, EXPORT_MD]) {
     const text = await readText(join(dir, f));
     if (text !== null) await writeFileAtomic(join(to, f), text);
   }
@@ -267,7 +328,7 @@ export async function writeOps(dir: string, ops: HandoverOps, opts: { stale?: st
 }
 
 export type StubInput = Omit<OpsInput, 'topic' | 'partition' | 'decisionsLink'> & {
-  /** The transcript to export; default the live transcript.jsonl. */
+  /** The messages to export; default the pending span (pendingSpan). */
   messages?: readonly TranscriptMessage[];
 };
 
@@ -278,22 +339,65 @@ export interface StubResult {
   export: BuiltExport;
   /** The partition copied to history/ (null for the first one, or when an unfilled stub was replaced). */
   archived: number | null;
+  /** The approved decisions of the partition before, if any. */
+  previous: TopicDecisions | undefined;
+}
+
+/** Whether decisions are still the stub's (Frame a placeholder: a Partition that was never filled). */
+function isStub(d: TopicDecisions): boolean {
+  return d.frame.trimStart().startsWith(PLACEHOLDER);
+}
+
+export interface PendingSpan {
+  /** The partition a Partition now would write. */
+  partition: number;
+  /** The messages since the previous partition's export. */
+  messages: TranscriptMessage[];
+  /** How many of them are conversation (not /partition or /resume turns). */
+  conversation: number;
+  /** The previous approved partition, if any. */
+  previousPartition: number | null;
 }
 
 /**
- * What the harness writes on Partition: the export, a TopicDecisions stub (placeholders, the previous
- * Rejected carried forward) and Handover ops, the previous pair archived first. When the current
- * decisions are themselves an unfilled stub (Frame still a placeholder: a Partition that was never
- * approved), it is replaced in place, keeping its partition number and its predecessor.
+ * What a Partition now would export: the live transcript's messages since the export of the
+ * previous approved partition (the current export when the current decisions are approved; the one
+ * in history/ when the current decisions are an unfilled stub, which a new Partition replaces).
+ */
+export async function pendingSpan(dir: string): Promise<PendingSpan> {
+  const current = await readDecisions(dir);
+  const transcript = (await readTranscript(dir)).messages;
+  let previousPartition: number | null = null;
+  let previousExport: { records: ExportRecord[] } | null = null;
+  let partition: number;
+  if (current && isStub(current)) {
+    partition = current.partition;
+    previousPartition = current.previous ?? null;
+    previousExport = previousPartition === null ? null : await readExport(join(dir, HISTORY_DIR, String(previousPartition)));
+  } else {
+    partition = await nextPartition(dir);
+    previousPartition = current?.partition ?? null;
+    previousExport = current ? await readExport(dir) : null;
+  }
+  const messages = newSpan(transcript, new Set((previousExport?.records ?? []).map((r) => r.id)));
+  return { partition, messages, conversation: conversation(messages).length, previousPartition };
+}
+
+/**
+ * What the harness writes on Partition: the export of the new span, a TopicDecisions stub
+ * (placeholders, the previous Rejected carried forward) and Handover ops, the previous pair and its
+ * export archived first. When the current decisions are themselves an unfilled stub, it is replaced
+ * in place, keeping its partition number and its predecessor.
  */
 export async function writeStub(dir: string, topic: string, input: StubInput): Promise<StubResult> {
   validateTopic(topic);
   await fsp.mkdir(dir, { recursive: true });
+  const messages = input.messages ?? (await pendingSpan(dir)).messages;
   const current = await readDecisions(dir);
   let partition: number;
   let previous: TopicDecisions | undefined;
   let archived: number | null = null;
-  if (current && current.frame.trimStart().startsWith(PLACEHOLDER)) {
+  if (current && isStub(current)) {
     partition = current.partition;
     if (current.previous !== undefined) {
       // The predecessor from history/; if that copy is gone, at least the Rejected items the stub carried.
@@ -304,14 +408,29 @@ export async function writeStub(dir: string, topic: string, input: StubInput): P
     previous = current ?? undefined;
     archived = await archivePair(dir);
   }
-  const built = await writeExport(dir, topic, input.messages);
+  await removeDraft(dir);
+  const built = await writeExport(dir, topic, messages);
   const decisions = stubDecisions(topic, partition, previous, input.now);
   await writeFileAtomic(join(dir, DECISIONS_JSON), `${JSON.stringify(decisions, null, 2)}\n`);
   await writeFileAtomic(join(dir, DECISIONS_FILE), renderDecisionsMarkdown(decisions, { exportLink: EXPORT_MD }));
   const { messages: _m, ...opsInput } = input;
   const ops = makeOps({ ...opsInput, topic, partition });
   await writeOps(dir, ops);
-  return { partition, decisions, ops, export: built, archived };
+  return { partition, decisions, ops, export: built, archived, previous };
+}
+
+/** All decisions of the topic as read for a check: the draft, the current, and each partition in history/. */
+export async function readAllDecisions(dir: string): Promise<DecisionsOnDisk[]> {
+  const out: DecisionsOnDisk[] = [];
+  const draft = await readDraft(dir);
+  if (draft) out.push({ file: DRAFT_JSON, decisions: draft, kind: 'draft' });
+  const current = await readDecisions(dir);
+  if (current) out.push({ file: DECISIONS_JSON, decisions: current, kind: 'current' });
+  for (const n of (await historyPartitions(dir)).sort((a, b) => b - a)) {
+    const h = await readHistoryDecisions(dir, n);
+    if (h) out.push({ file: `${HISTORY_DIR}/${n}/${DECISIONS_JSON}`, decisions: h, kind: 'history' });
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------

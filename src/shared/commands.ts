@@ -5,6 +5,7 @@ export const COMMANDS = {
   wakeOnTaskEnd: 'lifeThread.wakeOnTaskEnd',
   listSchedule: 'lifeThread.listSchedule',
   partition: 'lifeThread.partition',
+  approvePartition: 'lifeThread.approvePartition',
   doctor: 'lifeThread.doctor',
   pauseWakes: 'lifeThread.pauseWakes',
   resumeWakes: 'lifeThread.resumeWakes',

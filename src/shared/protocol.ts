@@ -50,24 +50,74 @@ export type Focus = z.infer<typeof focusSchema>;
 
 const anchorViewSchema = z.object({ topic: z.string(), msgId: z.string(), start: z.number(), end: z.number(), quote: z.string() });
 const itemViewSchema = z.object({ text: z.string(), reason: z.string(), carried: z.boolean(), anchors: z.array(anchorViewSchema) });
+export type AnchorView = z.infer<typeof anchorViewSchema>;
 
-/** A partition waiting for the user's approval: the agent's TopicDecisions, the diff, the lint's problems. */
-export const partitionViewSchema = z.object({
-  topic: z.string(),
+/** TopicDecisions as the panel shows them: Frame, Rejected and Accepted with reasons and anchors, New, Next. */
+export const decisionsViewSchema = z.object({
   partition: z.number(),
+  createdAt: z.string(),
   frame: z.string(),
   rejected: z.array(itemViewSchema),
   accepted: z.array(itemViewSchema),
   new: z.array(z.string()),
   next: z.array(z.string()),
+  anchors: z.array(anchorViewSchema),
+});
+export type DecisionsView = z.infer<typeof decisionsViewSchema>;
+
+/** Handover ops as the panel shows them, with the state found when they were last re-checked. */
+export const opsViewSchema = z.object({
+  partition: z.number(),
+  createdAt: z.string(),
+  expiresAt: z.string(),
+  root: z.string(),
+  branch: z.string(),
+  head: z.string(),
+  dirty: z.array(z.string()),
+  runningTasks: z.array(z.string()),
+  openItems: z.array(z.string()),
+  firstMoves: z.array(z.string()),
+  /** null: not re-checked yet. */
+  stale: z.boolean().nullable(),
+  /** What changed since the ops were written ("HEAD moved from … to …"). */
+  changes: z.array(z.string()),
+  checkedAt: z.string().nullable(),
+});
+export type OpsView = z.infer<typeof opsViewSchema>;
+
+/** A draft waiting for the user's approval: its decisions, the diff against the previous partition, the lint's problems. */
+export const reviewViewSchema = z.object({
+  partition: z.number(),
+  decisions: decisionsViewSchema,
   diff: z.array(z.string()),
   problems: z.array(z.string()),
 });
-export type PartitionView = z.infer<typeof partitionViewSchema>;
+export type ReviewView = z.infer<typeof reviewViewSchema>;
+
+/** The current topic's pair in the panel: decisions beside ops, the review, the export check, the history. */
+export const topicViewSchema = z.object({
+  topic: z.string(),
+  topics: z.array(z.string()),
+  /** The partition being written (a stub) or the latest approved; null before the first partition. */
+  partition: z.number().nullable(),
+  /** 'none': no partition yet; 'stub': started, not filled; 'review': a draft waits; 'approved'. */
+  state: z.enum(['none', 'stub', 'review', 'approved']),
+  /** The decisions in force (approved), null before the first approval. */
+  decisions: decisionsViewSchema.nullable(),
+  review: reviewViewSchema.nullable(),
+  ops: opsViewSchema.nullable(),
+  verify: z.object({ ok: z.boolean(), line: z.string(), problems: z.array(z.string()), notFilled: z.array(z.string()) }),
+  history: z.array(z.object({ partition: z.number(), createdAt: z.string(), frame: z.string(), messages: z.number() })),
+  /** Messages recorded since the current export (conversation, not /partition or /resume turns). */
+  newMessages: z.number(),
+  /** A line about what is going on, e.g. "partition 2 started; waiting for the agent to fill TopicDecisions". */
+  note: z.string().optional(),
+});
+export type TopicView = z.infer<typeof topicViewSchema>;
 
 export const viewStateSchema = z.object({
   focus: focusSchema.nullable(),
-  partition: partitionViewSchema.nullable(),
+  topic: topicViewSchema.nullable(),
   tz: z.string(),
   health: healthSchema,
   reminders: z.array(rowViewSchema),
@@ -96,6 +146,8 @@ export const webviewRequestSchema = z.discriminatedUnion('method', [
   z.object({ type: z.literal('request'), id: requestId, method: z.literal('approvePartition'), params: z.object({ topic: z.string().max(100) }) }),
   z.object({ type: z.literal('request'), id: requestId, method: z.literal('editPartition'), params: z.object({ topic: z.string().max(100) }) }),
   z.object({ type: z.literal('request'), id: requestId, method: z.literal('openAnchor'), params: anchorViewSchema }),
+  z.object({ type: z.literal('request'), id: requestId, method: z.literal('recheckOps'), params: z.object({ topic: z.string().max(100) }) }),
+  z.object({ type: z.literal('request'), id: requestId, method: z.literal('showTopic'), params: z.object({ topic: z.string().max(100) }) }),
 ]);
 export type WebviewRequest = z.infer<typeof webviewRequestSchema>;
 export type WebviewMethod = WebviewRequest['method'];

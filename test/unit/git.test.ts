@@ -2,8 +2,10 @@
  * The node side of the continuity pair (design §6) against a real git repository in a temp folder:
  * gitState on a clean and a dirty repo and outside one; checkOps says stale after a commit (HEAD
  * moved), after the branch is deleted, when the dirty set changed and when the ops expired, and fresh
- * right after gitState. Then the topic files (src/node/topicFiles.ts): the live transcript, the
- * stub written on Partition in that repo, history/ on the next partition, atomic writes, listing.
+ * right after gitState; a repository above the folder is refused when the caller says so. Then the
+ * topic files (src/node/topicFiles.ts): the live transcript, the stub written on Partition in that
+ * repo, history/ (pair and export) on the next partition whose export holds only the new span, the
+ * draft, every export read back, atomic writes, listing.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -17,15 +19,23 @@ import { anchorOnQuote } from '../../src/core/export';
 import { checkOps, gitState, isIgnored, parsePorcelainZ, runGit } from '../../src/node/git';
 import {
   appendMessage,
+  appendMessages,
   listTopics,
   nextPartition,
+  pendingSpan,
+  readAllDecisions,
+  readAllRecords,
   readDecisions,
+  readDraft,
   readExport,
+  readExports,
   readOps,
   readTranscript,
+  removeDraft,
   topicDir,
   validateFolder,
   writeDecisions,
+  writeDraft,
   writeOps,
   writeStub,
 } from '../../src/node/topicFiles';
@@ -271,28 +281,63 @@ describe('topic files', () => {
     assert.ok(text.indexOf('Frame:') < text.indexOf('Handover ops'));
   });
 
-  it('the next partition archives the pair in history/1/ and carries Rejected forward', async () => {
-    await appendMessage(dir, { id: 'm-3', role: 'user', time: '2026-07-18T13:00:00Z', text: 'Next window.' });
+  it('the next partition archives the pair and its export in history/1/; its export holds only the new span', async () => {
+    assert.deepEqual(await pendingSpan(dir), { partition: 2, messages: [], conversation: 0, previousPartition: 1 }, 'nothing new since partition 1');
+    await appendMessages(dir, [
+      { id: 'm-3', role: 'user', time: '2026-07-18T13:00:00Z', text: '/resume adcm-partition' },
+      { id: 'm-4', role: 'assistant', time: '2026-07-18T13:00:01Z', text: 'Resuming topic adcm-partition, partition 1.' },
+    ]);
+    const harnessOnly = await pendingSpan(dir);
+    assert.deepEqual([harnessOnly.messages.length, harnessOnly.conversation], [2, 0], 'a /resume turn is not something new to hand over');
+    await appendMessage(dir, { id: 'm-5', role: 'user', time: '2026-07-18T13:01:00Z', text: 'Next window.' });
     assert.equal(await nextPartition(dir), 2);
     const r = await writeStub(dir, 'adcm-partition', { now: new Date(NOW.getTime() + 3_600_000), repo: await gitState(repo) });
     assert.equal(r.partition, 2);
     assert.equal(r.archived, 1);
-    assert.deepEqual(readdirSync(join(dir, 'history', '1')).sort(), ['HandoverOps.md', 'TopicDecisions.md', 'handover-ops.json', 'topic-decisions.json']);
-    assert.ok(readFileSync(join(dir, 'history', '1', 'TopicDecisions.md'), 'utf8').includes('(../../export.md#m-1)'));
+    assert.equal(r.previous?.partition, 1);
+    assert.deepEqual(readdirSync(join(dir, 'history', '1')).sort(), ['HandoverOps.md', 'TopicDecisions.md', 'export.jsonl', 'export.md', 'handover-ops.json', 'topic-decisions.json']);
+    assert.ok(readFileSync(join(dir, 'history', '1', 'TopicDecisions.md'), 'utf8').includes('(export.md#m-1)'), 'the archived decisions link their own export');
     assert.equal(r.decisions.previous, 1);
     assert.ok(r.decisions.rejected.some((x) => x.text === 'One hybrid handoff file' && x.carriedFrom === 1));
-    assert.equal(r.export.records.length, 3);
-    // The carried anchor still stands in the new export (the export covers the whole topic).
+    assert.deepEqual(r.export.records.map((x) => x.id), ['m-3', 'm-4', 'm-5'], 'partition 2 exports the messages since partition 1');
+    assert.deepEqual((await readExport(join(dir, 'history', '1')))?.records.map((x) => x.id), ['m-1', 'm-2'], 'partition 1’s export stays checkable in history/1/');
+    const exports = await readExports(dir);
+    assert.deepEqual(exports.map((e) => [e.file, e.partition, e.records.length]), [['export.jsonl', 2, 3], ['history/1/export.jsonl', 1, 2]]);
+    // The carried anchor stands in partition 1's export, which the lint reads with the new one.
+    const all = await readAllRecords(dir);
     const carried = carryForward((await readDecisions(join(dir, 'history', '1'))) as TopicDecisions, { ...r.decisions, rejected: [] });
-    const lint = lintDecisions({ ...carried, frame: 'f', accepted: [], new: [], next: ['n'] }, r.export.records);
+    const lint = lintDecisions({ ...carried, frame: 'f', accepted: [], new: [], next: ['n'] }, all);
     assert.deepEqual(lint.problems, []);
+    assert.equal(lintDecisions({ ...carried, frame: 'f', accepted: [], new: [], next: ['n'] }, r.export.records).ok, false, 'against the new span alone it would not stand');
     assert.equal(await nextPartition(dir), 3);
-    // Partition again before the stub was filled: the same partition, the same carried items.
+    // Partition again before the stub was filled: the same partition, the same carried items, the span since partition 1.
+    await appendMessage(dir, { id: 'm-6', role: 'assistant', time: '2026-07-18T13:02:00Z', text: 'One more.' });
     const again = await writeStub(dir, 'adcm-partition', { now: new Date(NOW.getTime() + 7_200_000), repo: null });
     assert.deepEqual([again.partition, again.archived, again.decisions.previous], [2, null, 1]);
+    assert.deepEqual(again.export.records.map((x) => x.id), ['m-3', 'm-4', 'm-5', 'm-6']);
     assert.ok(again.decisions.rejected.some((x) => x.text === 'One hybrid handoff file' && x.carriedFrom === 1));
     await assert.rejects(writeDecisions(dir, { ...r.decisions, partition: 1 }), /older than the current partition 2/);
     assert.ok(renderOpsMarkdown(r.ops).includes('expires'));
+  });
+
+  it('keeps the draft apart from the decisions until it is approved; a new partition drops a stale draft', async () => {
+    const stub = (await readDecisions(dir)) as TopicDecisions;
+    assert.equal(await readDraft(dir), null);
+    await writeDraft(dir, { ...stub, frame: 'Drafted frame' });
+    assert.equal((await readDraft(dir))?.frame, 'Drafted frame');
+    assert.match((await readDecisions(dir))?.frame ?? '', /^TODO/, 'the decisions stay the stub');
+    assert.deepEqual((await readAllDecisions(dir)).map((d) => [d.file, d.kind]), [['topic-decisions.draft.json', 'draft'], ['topic-decisions.json', 'current'], ['history/1/topic-decisions.json', 'history']]);
+    await assert.rejects(writeDraft(dir, { ...stub, frame: 'x'.repeat(9000) }), InputError);
+    await writeStub(dir, 'adcm-partition', { now: NOW, repo: null });
+    assert.equal(await readDraft(dir), null);
+    await removeDraft(dir);
+  });
+
+  it('acceptRoot refuses a repository above the folder', async () => {
+    const sub = join(repo, 'pkg');
+    mkdirSync(sub, { recursive: true });
+    assert.equal((await gitState(sub))?.root, repo);
+    assert.equal(await gitState(sub, { acceptRoot: (root) => root === sub }), null);
   });
 
   it('lists topics', async () => {
