@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { ChromeRemoteTransport, CdpPageGoneError, CdpTimeoutError, checkEndpoint, isLoopbackHost, withTimeout, type CdpTarget, type CdpTransport, type CdpVersion } from '../../src/node/cdpTransport';
+import { ChromeRemoteTransport, CdpPageGoneError, CdpTimeoutError, checkEndpoint, withTimeout, type CdpTarget, type CdpTransport, type CdpVersion } from '../../src/node/cdpTransport';
 import {
   chromiumArgs,
   DESK_FILE,
@@ -21,6 +21,7 @@ import {
   type StartChromiumOptions,
   type StartedChromium,
 } from '../../src/node/desk';
+import { isLoopbackHost } from '../../src/core/loopback';
 import { tempDirs } from './helpers/tempDirs';
 
 const dirs = tempDirs('lt-desk-');
