@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { join } from 'node:path';
-import { Desk, type PrepareOptions, type PrepareResult } from '../node/desk';
+import { Desk } from '../node/desk/desk';
+import type { PrepareOptions, PrepareResult } from '../node/desk/prepare';
 import type { DeskPort, DeskPrepare } from './landing';
 import { setting } from './settings';
 

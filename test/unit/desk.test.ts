@@ -10,17 +10,11 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { ChromeRemoteTransport, CdpPageGoneError, CdpTimeoutError, checkEndpoint, withTimeout, type CdpTarget, type CdpTransport, type CdpVersion } from '../../src/node/cdpTransport';
-import {
-  chromiumArgs,
-  DESK_FILE,
-  Desk,
-  DeskStateStore,
-  evidenceKey,
-  parseEvidenceUri,
-  type PrepareOptions,
-  type StartChromiumOptions,
-  type StartedChromium,
-} from '../../src/node/desk';
+import { chromiumArgs, type StartChromiumOptions, type StartedChromium } from '../../src/node/desk/chromium';
+import { Desk } from '../../src/node/desk/desk';
+import { DESK_FILE, DeskFileStore } from '../../src/node/desk/deskFile';
+import { evidenceKey, parseEvidenceUri } from '../../src/node/desk/pageUrl';
+import type { PrepareOptions } from '../../src/node/desk/prepare';
 import { isLoopbackHost } from '../../src/core/loopback';
 import { tempDirs } from './helpers/tempDirs';
 
@@ -421,7 +415,7 @@ describe('desk.json', () => {
     const { desk, dir, browser, options } = setup();
     const file = path.join(dir, DESK_FILE);
     fs.writeFileSync(file, '{"schemaVersion": 1, "pages": [ oops');
-    const store = new DeskStateStore(dir);
+    const store = new DeskFileStore(dir);
     const read = await store.read();
     assert.equal(read.status, 'corrupt');
     assert.match(read.problem ?? '', /is not JSON/);
@@ -445,7 +439,7 @@ describe('desk.json', () => {
 
   it('a file that validates badly (duplicate keys, wrong types) counts as corrupt', async () => {
     const dir = freshDir();
-    const store = new DeskStateStore(dir);
+    const store = new DeskFileStore(dir);
     const page = { key: 'a', url: 'http://localhost/', title: '', lastSeenAt: '2026-10-03T07:00:00.000Z' };
     fs.writeFileSync(path.join(dir, DESK_FILE), JSON.stringify({ schemaVersion: 1, pages: [page, page] }));
     const r = await store.read();
@@ -459,7 +453,7 @@ describe('desk.json', () => {
     const { desk, dir } = setup();
     const file = path.join(dir, DESK_FILE);
     fs.writeFileSync(file, JSON.stringify({ schemaVersion: 2, pages: [], extra: true }));
-    const r = await new DeskStateStore(dir).read();
+    const r = await new DeskFileStore(dir).read();
     assert.equal(r.status, 'newer');
     assert.match(r.problem ?? '', /schemaVersion 2, newer than this version of Life Thread reads \(1\)/);
     await assert.rejects(desk.remember({ key: 'a', url: 'http://localhost/' }), /schemaVersion 2/);

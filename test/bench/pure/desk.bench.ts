@@ -17,7 +17,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseEndpoint, withTimeout } from '../../../src/node/cdpTransport';
-import { Desk, startChromium, type PrepareOptions } from '../../../src/node/desk';
+import { startChromium } from '../../../src/node/desk/chromium';
+import { Desk } from '../../../src/node/desk/desk';
+import type { PrepareOptions } from '../../../src/node/desk/prepare';
 import { percentile, round, writeFigures, type Figure } from '../figures';
 
 const RESULTS = process.env.LIFE_THREAD_RESULTS ?? join(process.cwd(), 'test-results');
