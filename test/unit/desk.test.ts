@@ -497,3 +497,42 @@ describe('helpers', () => {
     assert.throws(() => chromiumArgs({ ...base, extraArgs: ['--user-data-dir=/home/me/.config/chromium'] }), /--user-data-dir/);
   });
 });
+
+describe('Desk.showPage and the evidence cap', () => {
+  it('showPage brings a remembered page to front by its key, keeps its key and does not make it evidence', async () => {
+    const { desk, browser, options } = setup();
+    await desk.remember({ key: 'docs', url: 'http://localhost:8080/docs', title: 'Docs' });
+    await desk.remember({ key: evidenceKey('rep-1'), url: 'file:///tmp/work/report.html', evidenceId: 'rep-1' });
+    const docs = browser.add('http://localhost:8080/docs', 'Docs v2');
+    const rep = browser.add('file:///tmp/work/report.html', 'Report');
+    browser.active = rep.id;
+    const r = await desk.showPage('docs', options());
+    assert.equal(r.status, 'ok', r.reason);
+    assert.equal(browser.active, docs.id);
+    assert.equal(r.evidencePage?.id, docs.id);
+    const pages = await desk.pages();
+    assert.deepEqual(pages.map((p) => p.key).sort(), ['docs', 'evidence:rep-1']);
+    assert.deepEqual(pages.find((p) => p.key === 'docs'), { key: 'docs', url: 'http://localhost:8080/docs', title: 'Docs v2', lastSeenAt: '2026-10-03T07:00:00.000Z' });
+    const gone = await desk.showPage('nope', options());
+    assert.equal(gone.status, 'needs_restore');
+    assert.equal(gone.reason, 'the desk remembers no page "nope"');
+  });
+
+  it('at most 20 evidence pages are remembered: a new one forgets the one shown longest ago; other pages stay', async () => {
+    const { desk, dir, options } = setup();
+    const pages = Array.from({ length: 20 }, (_, i) => ({ key: evidenceKey(`e${i}`), url: `file:///tmp/work/e${i}.html`, title: '', evidenceId: `e${i}`, lastSeenAt: '2026-09-01T00:00:00.000Z' }));
+    fs.writeFileSync(path.join(dir, DESK_FILE), JSON.stringify({ schemaVersion: 1, pages: [{ key: 'docs', url: 'http://localhost:8080/docs', title: '', lastSeenAt: '2026-01-01T00:00:00.000Z' }, ...pages] }));
+    const evidenceKeys = async () => (await desk.pages()).map((p) => p.key).filter((k) => k.startsWith('evidence:'));
+    // e1 is shown again: it becomes the newest.
+    assert.equal((await desk.prepare({ id: 'e1', url: 'cdp://evidence/e1' }, options())).status, 'prepared');
+    assert.equal((await evidenceKeys()).at(-1), evidenceKey('e1'));
+    const r = await desk.prepare({ id: 'new', url: 'file:///tmp/work/new.html' }, options());
+    assert.equal(r.status, 'prepared', r.reason);
+    const keys = await evidenceKeys();
+    assert.equal(keys.length, 20);
+    assert.ok(!keys.includes(evidenceKey('e0')), 'the evidence page shown longest ago is forgotten');
+    assert.ok(keys.includes(evidenceKey('e1')), 'one shown again is kept');
+    assert.equal(keys.at(-1), evidenceKey('new'));
+    assert.ok((await desk.pages()).some((p) => p.key === 'docs'), 'a page that is not evidence is never dropped by the cap');
+  });
+});

@@ -288,7 +288,7 @@ async function bringToFront(seams: PrepareSeams, tr: CdpTransport, targets: CdpT
   return { page, opened };
 }
 
-/** lastSeenAt for the pages seen open, and the shown page remembered (evidence pages beyond the cap forgotten). */
+/** lastSeenAt for the pages seen open, and the shown page remembered last (evidence pages beyond the cap forgotten). */
 async function rememberSeen(seams: PrepareSeams, seen: Set<string>, shown: ShownPage | undefined, warnings: string[]): Promise<void> {
   if (seen.size === 0 && !shown) return;
   const at = seams.now().toISOString();
@@ -298,27 +298,18 @@ async function rememberSeen(seams: PrepareSeams, seen: Set<string>, shown: Shown
       const pages = d.pages.map((p) => (seen.has(p.key) ? { ...p, lastSeenAt: at } : p));
       if (!shown) return { ...d, pages };
       const row: DeskPage = { key: shown.key, url: shown.url, title: shown.title ?? '', ...(shown.evidenceId ? { evidenceId: shown.evidenceId } : {}), lastSeenAt: at };
-      const i = pages.findIndex((p) => p.key === row.key);
-      if (i >= 0) pages[i] = row;
-      else pages.push(row);
-      return { ...d, pages: withinEvidenceCap(pages, row.key) };
+      // The page shown last goes last: the cap forgets from the front.
+      return { ...d, pages: withinEvidenceCap([...pages.filter((p) => p.key !== row.key), row]) };
     },
     warnings,
   );
 }
 
-/** Forgets the evidence pages seen longest ago beyond MAX_EVIDENCE_PAGES; `keep` and pages that are not evidence stay. */
-export function withinEvidenceCap(pages: DeskPage[], keep: string): DeskPage[] {
-  const evidence = pages.filter((p) => p.evidenceId !== undefined && p.key !== keep);
-  const over = evidence.length - (MAX_EVIDENCE_PAGES - 1);
-  if (over <= 0) return pages;
-  const drop = new Set(
-    [...evidence]
-      .sort((a, b) => a.lastSeenAt.localeCompare(b.lastSeenAt))
-      .slice(0, over)
-      .map((p) => p.key),
-  );
-  return pages.filter((p) => !drop.has(p.key));
+/** Forgets the evidence pages shown longest ago (the first ones) beyond MAX_EVIDENCE_PAGES; pages that are not evidence stay. */
+function withinEvidenceCap(pages: DeskPage[]): DeskPage[] {
+  const evidence = pages.filter((p) => p.evidenceId !== undefined);
+  const drop = new Set(evidence.slice(0, Math.max(0, evidence.length - MAX_EVIDENCE_PAGES)).map((p) => p.key));
+  return drop.size === 0 ? pages : pages.filter((p) => !drop.has(p.key));
 }
 
 async function save(seams: PrepareSeams, fn: (d: DeskFile) => DeskFile | undefined, warnings: string[]): Promise<void> {
