@@ -5,7 +5,7 @@
  */
 import { ChromeRemoteTransport, withTimeout, type CdpTransport } from '../cdpTransport';
 import { startChromium, type StartChromiumOptions, type StartedChromium } from './chromium';
-import { DeskFileStore, type DeskPage } from './deskFile';
+import { DeskFileStore, withinEvidenceCap, type DeskPage } from './deskFile';
 import { checkPageUrl } from './pageUrl';
 import { prepareDesk, type Evidence, type PrepareOptions, type PrepareResult, type PrepareSeams } from './prepare';
 
@@ -54,7 +54,7 @@ export class Desk {
     return (await this.store.read()).desk.pages;
   }
 
-  /** Remembers (or updates) a page under `key`. Throws for a URL the desk does not open. */
+  /** Remembers (or updates) a page under `key`, as the newest. Throws for a URL the desk does not open. */
   remember(page: { key: string; url: string; title?: string; evidenceId?: string }): Promise<DeskPage> {
     return this.serial(async () => {
       const bad = checkPageUrl(page.url);
@@ -66,7 +66,7 @@ export class Desk {
         ...(page.evidenceId ? { evidenceId: page.evidenceId } : {}),
         lastSeenAt: this.seams.now().toISOString(),
       };
-      await this.store.update((d) => ({ ...d, pages: [...d.pages.filter((p) => p.key !== row.key), row] }));
+      await this.store.update((d) => ({ ...d, pages: withinEvidenceCap([...d.pages.filter((p) => p.key !== row.key), row]) }));
       return row;
     });
   }

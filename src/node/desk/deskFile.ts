@@ -118,6 +118,16 @@ export class DeskFileStore {
   }
 }
 
+/** At most this many evidence pages are remembered: every prepare restores the missing ones. */
+export const MAX_EVIDENCE_PAGES = 20;
+
+/** Forgets the evidence pages shown longest ago (the first ones) beyond MAX_EVIDENCE_PAGES; pages that are not evidence stay. */
+export function withinEvidenceCap(pages: DeskPage[]): DeskPage[] {
+  const evidence = pages.filter((p) => p.evidenceId !== undefined);
+  const drop = new Set(evidence.slice(0, Math.max(0, evidence.length - MAX_EVIDENCE_PAGES)).map((p) => p.key));
+  return drop.size === 0 ? pages : pages.filter((p) => !drop.has(p.key));
+}
+
 function isCode(e: unknown, code: string): boolean {
   return typeof e === 'object' && e !== null && 'code' in e && e.code === code;
 }

@@ -9,7 +9,7 @@
 import type { DeskState } from '../../core/wake/contract';
 import { CdpPageGoneError, CdpTimeoutError, checkEndpoint, errText, parseEndpoint, type CdpTarget, type CdpTransport } from '../cdpTransport';
 import { CHROMIUM_PATH_SETTING, type StartChromiumOptions, type StartedChromium } from './chromium';
-import type { DeskFile, DeskFileStore, DeskPage } from './deskFile';
+import { withinEvidenceCap, type DeskFile, type DeskFileStore, type DeskPage } from './deskFile';
 import { checkPageUrl, evidenceKey, parseEvidenceUri, sameUrl } from './pageUrl';
 import { keepThumbnail, THUMBNAIL_MAX_WIDTH } from './thumbnail';
 
@@ -71,9 +71,6 @@ export interface PrepareSeams {
   /** The Desk keeps a browser this prepare started, to stop it later. */
   started(browser: StartedChromium): void;
 }
-
-/** At most this many evidence pages are remembered (the oldest seen are forgotten): every prepare restores them all. */
-export const MAX_EVIDENCE_PAGES = 20;
 
 /** The page to bring to front, as it will be remembered. */
 interface ShownPage {
@@ -303,13 +300,6 @@ async function rememberSeen(seams: PrepareSeams, seen: Set<string>, shown: Shown
     },
     warnings,
   );
-}
-
-/** Forgets the evidence pages shown longest ago (the first ones) beyond MAX_EVIDENCE_PAGES; pages that are not evidence stay. */
-function withinEvidenceCap(pages: DeskPage[]): DeskPage[] {
-  const evidence = pages.filter((p) => p.evidenceId !== undefined);
-  const drop = new Set(evidence.slice(0, Math.max(0, evidence.length - MAX_EVIDENCE_PAGES)).map((p) => p.key));
-  return drop.size === 0 ? pages : pages.filter((p) => !drop.has(p.key));
 }
 
 async function save(seams: PrepareSeams, fn: (d: DeskFile) => DeskFile | undefined, warnings: string[]): Promise<void> {
