@@ -76,7 +76,7 @@ export interface PrepareSeams {
 interface ShownPage {
   key: string;
   url: string;
-  /** Given by the caller; else the browser's title, else the remembered one. */
+  /** Given by the caller; else the remembered one, else the browser's. */
   title?: string;
   evidenceId?: string;
 }
@@ -134,7 +134,7 @@ export async function prepareDesk(seams: PrepareSeams, target: DeskTarget | unde
         warnings.push(`no thumbnail: ${errText(e)}`);
       }
       const prior = desk.pages.find((p) => p.key === page.key);
-      await rememberSeen(seams, restore.seen, { ...page, title: page.title ?? (front.page.title || prior?.title || '') }, warnings);
+      await rememberSeen(seams, restore.seen, { ...page, title: page.title ?? (prior?.title || front.page.title || '') }, warnings);
     } else {
       await rememberSeen(seams, restore.seen, undefined, warnings);
     }
@@ -219,7 +219,7 @@ function pageToShow(target: DeskTarget, desk: DeskFile): { page: ShownPage } | {
   return { page: { key: evidenceKey(evidence.id), url: evidence.url, evidenceId: evidence.id, ...(evidence.title ? { title: evidence.title } : {}) } };
 }
 
-/** A remembered page to show again; its title comes from the browser (or stays as remembered). */
+/** A remembered page to show again; it keeps its title (the browser's fills an empty one). */
 function shownOf(p: DeskPage): ShownPage {
   return { key: p.key, url: p.url, ...(p.evidenceId ? { evidenceId: p.evidenceId } : {}) };
 }
