@@ -499,7 +499,7 @@ describe('helpers', () => {
 });
 
 describe('Desk.showPage and the evidence cap', () => {
-  it('showPage brings a remembered page to front by its key, keeps its key and does not make it evidence', async () => {
+  it('showPage brings a remembered page to front by its key, keeps its key and title and does not make it evidence', async () => {
     const { desk, browser, options } = setup();
     await desk.remember({ key: 'docs', url: 'http://localhost:8080/docs', title: 'Docs' });
     await desk.remember({ key: evidenceKey('rep-1'), url: 'file:///tmp/work/report.html', evidenceId: 'rep-1' });
@@ -512,7 +512,7 @@ describe('Desk.showPage and the evidence cap', () => {
     assert.equal(r.evidencePage?.id, docs.id);
     const pages = await desk.pages();
     assert.deepEqual(pages.map((p) => p.key).sort(), ['docs', 'evidence:rep-1']);
-    assert.deepEqual(pages.find((p) => p.key === 'docs'), { key: 'docs', url: 'http://localhost:8080/docs', title: 'Docs v2', lastSeenAt: '2026-10-03T07:00:00.000Z' });
+    assert.deepEqual(pages.find((p) => p.key === 'docs'), { key: 'docs', url: 'http://localhost:8080/docs', title: 'Docs', lastSeenAt: '2026-10-03T07:00:00.000Z' }, 'a remembered title is kept');
     const gone = await desk.showPage('nope', options());
     assert.equal(gone.status, 'needs_restore');
     assert.equal(gone.reason, 'the desk remembers no page "nope"');
