@@ -29,7 +29,8 @@ export type FlagName =
   | 'on'
   | 'job-id'
   | 'thread'
-  | 'cancel-token';
+  | 'cancel-token'
+  | 'landing';
 
 const FLAGS: Record<FlagName, 'bool' | 'value'> = {
   store: 'value',
@@ -53,6 +54,7 @@ const FLAGS: Record<FlagName, 'bool' | 'value'> = {
   'job-id': 'value',
   thread: 'value',
   'cancel-token': 'value',
+  landing: 'value',
 };
 
 export const GLOBAL_FLAGS: readonly FlagName[] = ['store', 'json', 'now', 'tz', 'help', 'version'];
