@@ -1,9 +1,11 @@
 import * as vscode from 'vscode';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { InputError } from '../core/errors';
 import { evidenceLink, type LandingRef } from '../core/landing';
 import { isLoopbackUrl } from '../core/loopback';
+import { findReportPage } from '../core/reportPage';
 import type { DeskState } from '../core/wake/contract';
 import { CHROMIUM_PATH_SETTING } from '../node/desk/chromium';
 import { Desk } from '../node/desk/desk';
@@ -91,6 +93,19 @@ export class HostDesk implements DeskPort, vscode.Disposable {
       void this.refreshView();
     }
     return { status: result.status, landing: { kind: 'deep_link', uri }, ...(result.reason ? { reason: result.reason } : {}), result };
+  }
+
+  /**
+   * The pipeline's call for a finished job: the HTML report (or server on this machine) its plain output
+   * names inside the workspace (src/core/reportPage.ts), shown on the desk under `evidenceId`; undefined
+   * when the output names none.
+   */
+  async showJobReport(job: { output: string; evidenceId: string; cwd?: string; title?: string }): Promise<DeskShown | undefined> {
+    const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+    const report = findReportPage(job.output, folders, { ...(job.cwd ? { cwd: job.cwd } : {}), isFile });
+    if (!report) return undefined;
+    const title = job.title ?? (report.path ? vscode.workspace.asRelativePath(report.path) : report.url);
+    return this.showEvidence({ url: report.url, evidenceId: job.evidenceId, title });
   }
 
   /** Prepares the desk for a `cdp://evidence/<id>` landing: the remembered page to front. */
@@ -190,6 +205,14 @@ export function registerDesk(context: vscode.ExtensionContext, desk: HostDesk): 
       }
     }),
   );
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /** A page the desk may show for a job: a `file://` page or one on this machine (a report, a dev server). */

@@ -1,7 +1,7 @@
 /**
  * The desk in the real extension host: `Life Thread: Open Desk` with no browser configured says how to
- * set one; with `lifeThread.cdp.chromiumPath` (Debian's Chromium) a report page shown for a job is open
- * and in front over CDP, a `cdp://evidence/…` landing (Open Landing, and a /land link) brings it back to
+ * set one; with `lifeThread.cdp.chromiumPath` (Debian's Chromium) the report a job's output names is
+ * open and in front over CDP, a `cdp://evidence/…` landing (Open Landing, and a /land link) brings it back to
  * front after another page took it, Open Desk brings a remembered page to front, and the panel shows the
  * desk's status with the thumbnail (screenshot: test-results/desk-panel.png).
  */
@@ -37,6 +37,11 @@ function page(name: string, body: string): string {
   return pathToFileURL(file).href;
 }
 
+/** The field an InputError names (the extension's own class, from another bundle than this test's). */
+function fieldOf(e: unknown): unknown {
+  return typeof e === 'object' && e !== null && 'field' in e ? e.field : undefined;
+}
+
 async function visibility(t: ChromeRemoteTransport, url: string): Promise<string> {
   const target = (await t.list()).find((p) => p.url === url);
   assert.ok(target, `${url} is open on the desk`);
@@ -67,13 +72,28 @@ describe('the desk in the real extension host', function () {
     assert.match(api.model.snapshot('panel').desk.line, /^No desk browser|^Needs a restore/);
   });
 
-  it('a report shown for a job is in front on the desk; a cdp://evidence/… landing brings it back to front', async function () {
+  it('refuses a page that is not a file or on this machine, an id a cdp:// link cannot carry, and a bad Open Desk argument', async () => {
+    const api = await lifeThread();
+    const before = (await api.desk.desk.pages()).length;
+    await assert.rejects(api.desk.showEvidence({ url: 'https://example.com/report.html', evidenceId: 'job-x' }), (e: unknown) => fieldOf(e) === 'url' && /file:\/\/ pages and pages on this machine/.test(String(e)));
+    await assert.rejects(api.desk.showEvidence({ url: pathToFileURL(join(root(), 'r.html')).href, evidenceId: 'a/b' }), (e: unknown) => fieldOf(e) === 'evidenceId');
+    assert.equal((await api.desk.desk.pages()).length, before, 'nothing remembered');
+    await assert.rejects(api.desk.openDesk({ page: 5 }), (e: unknown) => fieldOf(e) === 'page');
+    assert.equal(await vscode.commands.executeCommand(COMMANDS.openDesk, 'not an object'), undefined, 'the command shows the error instead of throwing');
+  });
+
+  it('the report a job\'s output names is in front on the desk; a cdp://evidence/… landing brings it back to front', async function () {
     if (!existsSync(CHROMIUM)) this.skip();
     await setCdp({ endpoint: '', chromiumPath: CHROMIUM });
     const api = await lifeThread();
     const reportUrl = page('report', 'Test report: 3 passed, 1 failed');
-    const shown = await api.desk.showEvidence({ url: reportUrl, evidenceId: 'job-report-1', title: 'Test report' });
+    assert.equal(await api.desk.showJobReport({ output: '3 passed, 1 failed\n', evidenceId: 'job-none', cwd: root() }), undefined, 'no report named, nothing shown');
+    // The job's output names its report relative to the job's cwd (as coverage.py prints it).
+    const output = 'TOTAL     208      12    94%\n\nWrote HTML report to report/index.html\n3 passed, 1 failed\n';
+    const shown = await api.desk.showJobReport({ output, evidenceId: 'job-report-1', cwd: root(), title: 'Test report' });
+    assert.ok(shown, 'the report the output names is shown');
     assert.equal(shown.status, 'prepared', shown.reason);
+    assert.equal(shown.result.evidencePage?.url, reportUrl);
     assert.deepEqual(shown.landing, { kind: 'deep_link', uri: 'cdp://evidence/job-report-1' });
     assert.ok(shown.result.started, 'Life Thread started Chromium itself');
     const started = api.desk.desk.started;
