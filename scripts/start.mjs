@@ -2,7 +2,7 @@
 // with Life Thread installed and a demo workspace open. Prints the URL; Ctrl+C stops it cleanly.
 // While one runs, another `npm start` in the same checkout prints the first one's URL and pid and exits 0.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { claimStart, isLive } from './startLock.mjs';
@@ -74,7 +74,7 @@ server = await startCodeServer({
   stateDir,
   port,
   installExtensions: [ownExtension()],
-  settings: { 'git.openRepositoryInParentFolders': 'never' },
+  settings: { 'git.openRepositoryInParentFolders': 'never', ...deskSettings() },
   log: (l) => { if (process.env.LIFE_THREAD_VERBOSE) console.log(l); },
 });
 serverStarting = false;
@@ -93,6 +93,22 @@ server.process.once('exit', (code) => {
     process.exit(1);
   }
 });
+
+/**
+ * The desk works in the demo: Life Thread starts Debian's Chromium (installed by setup-host.sh), headless,
+ * so the panel's thumbnail shows its pages. A chromiumPath the user set in the demo's settings is kept.
+ */
+function deskSettings() {
+  const chromium = '/usr/bin/chromium';
+  let own = {};
+  try {
+    own = JSON.parse(readFileSync(join(userDataDir, 'User', 'settings.json'), 'utf8'));
+  } catch {
+    // no settings yet
+  }
+  if (typeof own === 'object' && own !== null && 'lifeThread.cdp.chromiumPath' in own) return {};
+  return existsSync(chromium) ? { 'lifeThread.cdp.chromiumPath': chromium } : {};
+}
 
 /** SIGTERM to the process group, SIGKILL after 5 s. */
 async function stopGroup(pgid) {

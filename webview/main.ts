@@ -255,6 +255,29 @@ function renderFocus(f: NonNullable<ViewState['focus']>): HTMLElement {
 
 let lastFocus = '';
 
+const DESK_ICONS: Record<NonNullable<ViewState['desk']['status']>, string> = { ok: 'pass', prepared: 'browser', needs_restore: 'warning', none: 'circle-slash' };
+
+/** The desk's status line; in the panel also the last thumbnail of the page in front. */
+function renderDesk(state: ViewState): HTMLElement {
+  const d = state.desk;
+  const section = el('section', 'section desk');
+  section.append(el('h2', 'section-title', 'Desk'));
+  const line = el('div', `desk-status desk-${d.status ?? 'unknown'}`);
+  line.setAttribute('role', 'status');
+  line.append(icon(d.status ? DESK_ICONS[d.status] : 'browser'), el('span', 'desk-line', d.line));
+  section.append(line);
+  if (d.thumbnail) {
+    const img = el('img', 'desk-thumbnail');
+    img.src = d.thumbnail;
+    img.alt = d.front ? `The desk: ${d.front}` : 'The desk: the last page in front';
+    section.append(img);
+  }
+  const actions = el('div', 'actions');
+  actions.append(textButton('Open Desk', 'browser', (b) => request('openDesk', {}, b), state.surface === 'sidebar'));
+  section.append(actions);
+  return section;
+}
+
 function render(state: ViewState): void {
   if (!root) return;
   root.replaceChildren();
@@ -289,6 +312,7 @@ function render(state: ViewState): void {
   const focusKey = state.focus ? `${state.focus.title}\u0000${state.focus.span}` : '';
   if (focusKey && focusKey !== lastFocus) root.querySelector('.focus-span')?.scrollIntoView({ block: 'center' });
   lastFocus = focusKey;
+  root.append(renderDesk(state));
   if (state.wakes.length) root.append(renderSection('Pending wakes', state.wakes, () => el('div')));
   if (state.feed.length) root.append(renderFeed(state.feed));
   const footer = el('div', 'footer', `Times in ${state.tz}`);

@@ -7,6 +7,7 @@
  * several readings of a relative path; without it the likeliest reading is taken.
  */
 import { stripControl } from './controlCodes';
+import { folderOf, placeOf, type Folder } from './workspacePath';
 
 export type LocusRecogniser = 'stack' | 'vitest' | 'tsc' | 'eslint' | 'pytest' | 'python' | 'go' | 'cargo' | 'playwright' | 'line';
 
@@ -30,7 +31,6 @@ export interface CodeLocusOptions {
 /** Lines longer than this are output, not locations, and are not matched at all. */
 const LINE_MAX = 5000;
 const LINE_NUMBER_MAX = 10_000_000;
-const DEPENDENCY_DIRS = new Set(['node_modules', 'site-packages', 'dist-packages']);
 
 /** A place some recogniser read; `weak` ones (a test's declaration, a lint warning) lose to any failure. */
 interface Candidate {
@@ -270,42 +270,7 @@ const anyLine: Recogniser = (lines, resolve) => {
 /** Ties (same line, same strength) go to the earlier, more specific recogniser. */
 const RECOGNISERS: Recogniser[] = [tsc, eslint, cargo, vitest, stack, pytest, python, go, playwright, anyLine];
 
-// ---------------------------------------------------------------------------------------------
-// Paths
-
-interface Folder {
-  /** As given, without a trailing separator. */
-  path: string;
-  windows: boolean;
-  /** Comparable form: `/` separators, `.`/`..` resolved; lower case on Windows. */
-  key: string;
-  base: string;
-}
-
-function isWindowsPath(p: string): boolean {
-  return /^[A-Za-z]:[\\/]/.test(p) || p.startsWith('\\\\');
-}
-
-function folderOf(p: string): Folder {
-  const trimmed = p.replace(/[\\/]+$/, '') || p;
-  const windows = isWindowsPath(p);
-  const key = keyOf(trimmed, windows);
-  return { path: trimmed, windows, key, base: key.split('/').pop() ?? '' };
-}
-
-/** `/`-separated, `.` and `..` resolved (never above the root); Windows paths compare case-insensitively. */
-function keyOf(p: string, windows: boolean): string {
-  const unc = windows && p.startsWith('\\\\');
-  const parts: string[] = [];
-  for (const seg of p.replace(/\\/g, '/').split('/')) {
-    if (seg === '' || seg === '.') continue;
-    if (seg === '..') parts.pop();
-    else parts.push(seg);
-  }
-  const joined = `${unc ? '//' : windows ? '' : '/'}${parts.join('/')}`;
-  return windows ? joined.toLowerCase() : joined;
-}
-
+/** Reads a printed place as a CodeLocus inside the workspace. */
 function resolver(folders: readonly Folder[], opts: CodeLocusOptions): Resolve {
   const cwd = opts.cwd !== undefined && opts.cwd.trim() !== '' ? folderOf(opts.cwd) : undefined;
   return (raw, lineText, columnText, recogniser, dirs) => {
@@ -316,58 +281,4 @@ function resolver(folders: readonly Folder[], opts: CodeLocusOptions): Resolve {
     if (path === undefined) return undefined;
     return { path, line, ...(column !== undefined && Number.isInteger(column) && column >= 1 && column <= LINE_MAX * 100 ? { column } : {}), recogniser };
   };
-}
-
-/** The absolute path inside a workspace folder that `raw` names, or undefined. */
-function placeOf(raw: string, folders: readonly Folder[], cwd: Folder | undefined, isFile: ((path: string) => boolean) | undefined, dirs: readonly string[] | undefined): string | undefined {
-  let p = raw.trim().replace(/^["']|["']$/g, '');
-  if (p.startsWith('file://')) {
-    p = p.slice('file://'.length).replace(/^\/([A-Za-z]:[\\/])/, '$1');
-    try {
-      p = decodeURIComponent(p);
-    } catch {
-      return undefined;
-    }
-  }
-  if (p === '' || p.startsWith('<') || /^[a-z][a-z0-9+.-]*:(?![\\/])/i.test(p) || /^[a-z][a-z0-9+.-]{1,}:\/\//i.test(p)) return undefined; // node:fs, internal:, http://
-  if (p.startsWith('internal/') || p.includes('\0')) return undefined;
-  if (p.startsWith('/') || isWindowsPath(p)) return inside(p, folders);
-  const bases = [...(cwd ? [cwd] : []), ...folders];
-  const rels = (dirs && dirs.length > 0 ? orderDirs(dirs, folders) : ['']).map((d) => (d === '' ? p : `${d}/${p}`));
-  let first: string | undefined;
-  for (const rel of rels) {
-    for (const b of bases) {
-      const abs = inside(`${b.path}${b.windows ? '\\' : '/'}${rel}`, folders);
-      if (abs === undefined) continue;
-      if (!isFile) return abs;
-      first ??= abs;
-      if (isFile(abs)) return abs;
-    }
-  }
-  return isFile ? undefined : first;
-}
-
-/** go test: the tail of the import path after the folder's own name first (module `…/inventory` in folder `inventory`), then every tail. */
-function orderDirs(dirs: readonly string[], folders: readonly Folder[]): string[] {
-  const full = (dirs[dirs.length - 1] ?? '').split('/');
-  const likely = folders.flatMap((f) => {
-    const at = full.findIndex((s) => s.toLowerCase() === f.base.toLowerCase());
-    return at >= 0 ? [full.slice(at + 1).join('/')] : [];
-  });
-  return [...new Set([...likely, ...dirs])];
-}
-
-/** The path in its folder's style when it lies inside one and outside any dependency folder. */
-function inside(p: string, folders: readonly Folder[]): string | undefined {
-  const windows = isWindowsPath(p);
-  for (const f of folders) {
-    if (f.windows !== windows) continue;
-    const key = keyOf(p, windows);
-    if (!key.startsWith(`${f.key}/`)) continue;
-    const rel = keyOf(p, false).split('/').filter((s) => s !== '');
-    const relParts = rel.slice(rel.length - (key.split('/').length - f.key.split('/').length));
-    if (relParts.some((s) => DEPENDENCY_DIRS.has(s.toLowerCase()))) return undefined;
-    return `${f.path}${f.windows ? '\\' : '/'}${relParts.join(f.windows ? '\\' : '/')}`;
-  }
-  return undefined;
 }

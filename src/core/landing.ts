@@ -30,6 +30,9 @@ export type AnchorQuery = z.infer<typeof anchorQuerySchema>;
 export const wakeQuerySchema = z.object({ id: z.string().regex(/^w-[A-Za-z0-9_-]{1,40}$/, 'must be a wake id (w-…)') }).strict();
 export const landQuerySchema = z.object({ ref: z.string().min(1).max(MAX_QUERY_CHARS).regex(/^[A-Za-z0-9_-]+$/, 'must be base64url without padding') }).strict();
 
+/** An evidence id as `cdp://evidence/<id>` carries it (a page the desk remembers). */
+export const EVIDENCE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+
 export type DeepLink =
   | { kind: 'file'; path: string; startLine?: number; endLine?: number }
   | { kind: 'self'; path: string; query: string }
@@ -100,8 +103,8 @@ export function parseDeepLink(uri: string, uriSchemes: readonly string[], field 
     return { kind: 'file', path, ...lines };
   }
   if (scheme === 'cdp') {
-    const id = /^\/\/evidence\/([A-Za-z0-9][A-Za-z0-9._-]{0,99})$/.exec(uri.slice(4).split(/[?#]/)[0] ?? '')?.[1];
-    if (!id) throw new InputError(field, 'must be cdp://evidence/<id>');
+    const id = /^\/\/evidence\/([^/]*)$/.exec(uri.slice(4).split(/[?#]/)[0] ?? '')?.[1];
+    if (id === undefined || !EVIDENCE_ID.test(id)) throw new InputError(field, 'must be cdp://evidence/<id>');
     return { kind: 'cdp', evidenceId: id };
   }
   if (scheme === 'intercom') {
@@ -152,6 +155,12 @@ export function fileLink(path: string, startLine?: number, endLine?: number): st
   const u = `file://${path.split('/').map(encodeURIComponent).join('/')}`;
   if (!startLine) return u;
   return `${u}#L${startLine}${endLine && endLine !== startLine ? `-L${endLine}` : ''}`;
+}
+
+/** `cdp://evidence/<id>`: the landing of a page on the desk. Throws for an id such a link cannot carry. */
+export function evidenceLink(id: string, field = 'evidenceId'): string {
+  if (!EVIDENCE_ID.test(id)) throw new InputError(field, 'must be letters, digits, dot, dash or underscore (at most 100), starting with a letter or digit');
+  return `cdp://evidence/${id}`;
 }
 
 export function messageLink(topic: string, msgId: string, start: number, end: number): string {

@@ -1,21 +1,66 @@
 import * as vscode from 'vscode';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { Desk, type PrepareOptions, type PrepareResult } from '../node/desk';
+import { z } from 'zod';
+import { InputError } from '../core/errors';
+import { evidenceLink, type LandingRef } from '../core/landing';
+import { isLoopbackUrl } from '../core/loopback';
+import { findReportPage } from '../core/reportPage';
+import type { DeskState } from '../core/wake/contract';
+import { CHROMIUM_PATH_SETTING } from '../node/desk/chromium';
+import { Desk } from '../node/desk/desk';
+import type { DeskPage } from '../node/desk/deskFile';
+import { evidenceKey } from '../node/desk/pageUrl';
+import type { PrepareOptions, PrepareResult } from '../node/desk/prepare';
+import { readThumbnail } from '../node/desk/thumbnail';
+import { COMMANDS } from '../shared/commands';
+import type { DeskView } from '../shared/protocol';
 import type { DeskPort, DeskPrepare } from './landing';
 import { setting } from './settings';
+import type { ViewModel } from './viewModel';
 
-/** The desk as this window uses it: settings → prepare options; the profile and thumbnail live in the store. */
+/** A page the job-finish pipeline shows on the desk: a report file or a page on this machine, under its evidence id. */
+export interface EvidencePage {
+  /** `file:///…` or `http(s)://127.0.0.1…` / `localhost…` */
+  url: string;
+  /** Becomes `cdp://evidence/<evidenceId>`: letters, digits, `.`, `_`, `-` (at most 100). */
+  evidenceId: string;
+  title?: string;
+}
+
+/** What the pipeline gets back: the pulse's `desk` and the landing that opens the page again. */
+export interface DeskShown {
+  status: DeskState;
+  /** `cdp://evidence/<id>`: on the desk, or inside VS Code when there is no desk browser. */
+  landing: LandingRef;
+  reason?: string;
+  result: PrepareResult;
+}
+
+/** What `Life Thread: Open Desk` did: the desk's status, the page brought to front, or the message it showed. */
+export interface OpenDeskResult {
+  status: DeskState;
+  pages: number;
+  shown?: PrepareResult;
+  message?: string;
+}
+
+const openDeskArgSchema = z.object({ page: z.string().min(1).max(300) }).strict();
+
+/** The desk as this window uses it: settings → prepare options; the profile and the thumbnail live in the store. */
 export class HostDesk implements DeskPort, vscode.Disposable {
   readonly desk: Desk;
   lastResult: PrepareResult | undefined;
+  private readonly thumbnailPath: string;
 
   constructor(
-    context: vscode.ExtensionContext,
     private readonly storeDir: string,
     private readonly log: vscode.LogOutputChannel,
+    private readonly model: ViewModel,
   ) {
     this.desk = new Desk({ storeDir });
-    void context;
+    this.thumbnailPath = join(storeDir, 'desk-thumbnail.png');
+    void this.refreshView();
   }
 
   options(): PrepareOptions {
@@ -26,26 +71,105 @@ export class HostDesk implements DeskPort, vscode.Disposable {
       chromiumArgs: setting<string[]>('cdp.chromiumArgs', []),
       profileDir: join(this.storeDir, 'desk-profile'),
       startAllowed: true,
-      thumbnailPath: join(this.storeDir, 'desk-thumbnail.png'),
+      thumbnailPath: this.thumbnailPath,
     };
   }
 
-  /** Prepares the desk for evidence: a known id (cdp://evidence/<id>) or a new page to remember under an id. */
-  async prepareEvidence(evidence: { id: string; url: string; title?: string } | undefined): Promise<PrepareResult> {
-    const r = await this.desk.prepare(evidence, this.options());
-    this.lastResult = r;
-    this.log.info(`desk prepare${evidence ? ` ${evidence.id}` : ''}: ${r.status}${r.reason ? ` (${r.reason})` : ''} in ${r.timings.totalMs} ms`);
-    return r;
+  /**
+   * The job-finish pipeline's call: prepares the desk (starting Chromium when `lifeThread.cdp.chromiumPath`
+   * is set), opens or refreshes the page, remembers it under its evidence id, brings it to front and takes
+   * the thumbnail. When no browser is reached the page is remembered all the same, so that its landing
+   * opens it inside VS Code now and on the desk later. Throws an InputError for a page or id it refuses.
+   */
+  /**
+   * Remembers a page under an evidence id without showing it now (a wake's own landing URL): its
+   * `cdp://evidence/<id>` landing prepares the desk and brings it to front when the wake fires.
+   */
+  async rememberEvidence(page: EvidencePage): Promise<LandingRef> {
+    const uri = evidenceLink(page.evidenceId);
+    checkEvidencePage(page.url);
+    await this.desk.remember({ key: evidenceKey(page.evidenceId), url: page.url, evidenceId: page.evidenceId, ...(page.title ? { title: page.title } : {}) });
+    return { kind: 'deep_link', uri };
   }
 
+  async showEvidence(page: EvidencePage): Promise<DeskShown> {
+    const uri = evidenceLink(page.evidenceId);
+    checkEvidencePage(page.url);
+    const title = page.title ? { title: page.title } : {};
+    const result = await this.run({ id: page.evidenceId, url: page.url, ...title }, `evidence ${page.evidenceId}`);
+    if (result.endpoint === undefined) {
+      await this.desk.remember({ key: evidenceKey(page.evidenceId), url: page.url, evidenceId: page.evidenceId, ...title }).catch((err: unknown) => {
+        this.log.warn(`desk: evidence ${page.evidenceId} was not remembered: ${String(err)}`);
+      });
+      void this.refreshView();
+    }
+    return { status: result.status, landing: { kind: 'deep_link', uri }, ...(result.reason ? { reason: result.reason } : {}), result };
+  }
+
+  /**
+   * The pipeline's call for a finished job: the HTML report (or server on this machine) its plain output
+   * names inside the workspace (src/core/reportPage.ts), shown on the desk under `evidenceId`; undefined
+   * when the output names none.
+   */
+  async showJobReport(job: { output: string; evidenceId: string; cwd?: string; title?: string }): Promise<DeskShown | undefined> {
+    const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+    const report = findReportPage(job.output, folders, { ...(job.cwd ? { cwd: job.cwd } : {}), isFile });
+    if (!report) return undefined;
+    const title = job.title ?? (report.path ? vscode.workspace.asRelativePath(report.path) : report.url);
+    return this.showEvidence({ url: report.url, evidenceId: job.evidenceId, title });
+  }
+
+  /** Prepares the desk for a `cdp://evidence/<id>` landing: the remembered page to front. */
   async prepare(evidenceId: string): Promise<DeskPrepare> {
-    const r = await this.prepareEvidence({ id: evidenceId, url: `cdp://evidence/${evidenceId}` });
+    const r = await this.run({ id: evidenceId, url: evidenceLink(evidenceId) }, `evidence ${evidenceId}`);
     return { status: r.status, ...(r.reason ? { reason: r.reason } : {}) };
   }
 
   async evidenceUrl(evidenceId: string): Promise<string | undefined> {
     const pages = await this.desk.pages();
     return pages.find((p) => p.evidenceId === evidenceId)?.url;
+  }
+
+  /** `Life Thread: Open Desk`: prepares the desk, then brings the page the user picks (or `arg.page`) to front. */
+  async openDesk(arg?: unknown): Promise<OpenDeskResult> {
+    const parsed = arg === undefined ? undefined : openDeskArgSchema.safeParse(arg);
+    if (parsed && !parsed.success) throw new InputError('page', 'Open Desk takes { page: <a remembered page\'s key> }');
+    const wanted = parsed?.data.page;
+    const ready = await this.withProgress('Preparing the desk…', () => this.run(undefined, 'open desk'));
+    const pages = await this.desk.pages().catch((): DeskPage[] => []);
+    const noBrowser = noBrowserMessage(ready, this.options());
+    if (noBrowser) {
+      void vscode.window.showWarningMessage(noBrowser, 'Open Settings').then((pick) => {
+        if (pick) void vscode.commands.executeCommand('workbench.action.openSettings', 'lifeThread.cdp');
+      });
+      return { status: ready.status, pages: pages.length, message: noBrowser };
+    }
+    if (ready.status === 'needs_restore') {
+      const message = `Life Thread: the desk needs a restore — ${ready.reason ?? 'no reason was given'}`;
+      void vscode.window.showWarningMessage(message);
+      return { status: ready.status, pages: pages.length, message };
+    }
+    if (pages.length === 0) {
+      const message = `Life Thread: the desk (${ready.endpoint ?? 'browser'}) is ready and remembers no pages yet. A job's HTML report opens here when a wake waits on the job, and a cdp://evidence/… landing brings it back.`;
+      void vscode.window.showInformationMessage(message);
+      return { status: ready.status, pages: 0, message };
+    }
+    const key = wanted ?? (await pickPage(pages, ready));
+    if (key === undefined) return { status: ready.status, pages: pages.length };
+    const shown = await this.withProgress('Bringing the page to front…', () => this.run(key, `page ${key}`));
+    if (shown.status === 'needs_restore' || shown.status === 'none') {
+      const message = `Life Thread: the desk could not show ${key} — ${shown.reason ?? shown.status}`;
+      void vscode.window.showWarningMessage(message);
+      return { status: shown.status, pages: pages.length, shown, message };
+    }
+    return { status: shown.status, pages: pages.length, shown };
+  }
+
+  /** The panel's desk status: the last prepare in this window, the remembered pages, the last thumbnail. */
+  async refreshView(): Promise<void> {
+    const pages = await this.desk.pages().catch((): DeskPage[] => []);
+    const thumbnail = (await readThumbnail(this.thumbnailPath)) ?? null;
+    this.model.update({ desk: deskView(this.lastResult, pages, thumbnail, this.options()) });
   }
 
   async doctorSection(): Promise<string> {
@@ -62,4 +186,93 @@ export class HostDesk implements DeskPort, vscode.Disposable {
   dispose(): void {
     void this.desk.stopStarted();
   }
+
+  /** One prepare: evidence, a remembered page's key, or none (restore only); logged and shown in the panel. */
+  private async run(target: { id: string; url: string; title?: string } | string | undefined, what: string): Promise<PrepareResult> {
+    const o = this.options();
+    const r = typeof target === 'string' ? await this.desk.showPage(target, o) : await this.desk.prepare(target, o);
+    this.lastResult = r;
+    this.log.info(`desk ${what}: ${r.status}${r.reason ? ` (${r.reason})` : ''} in ${r.timings.totalMs} ms${r.started ? `, started Chromium pid ${r.started.pid}` : ''}`);
+    for (const w of r.warnings ?? []) this.log.warn(`desk: ${w}`);
+    await this.refreshView();
+    return r;
+  }
+
+  private withProgress<T>(title: string, task: () => Promise<T>): Promise<T> {
+    return Promise.resolve(vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Life Thread: ${title}` }, task));
+  }
+}
+
+export function registerDesk(context: vscode.ExtensionContext, desk: HostDesk): void {
+  context.subscriptions.push(
+    desk,
+    vscode.commands.registerCommand(COMMANDS.openDesk, async (arg?: unknown) => {
+      try {
+        return await desk.openDesk(arg);
+      } catch (err) {
+        const msg = err instanceof InputError ? `${err.field}: ${err.reason}` : String(err);
+        void vscode.window.showErrorMessage(`Life Thread: cannot open the desk — ${msg}`);
+        return undefined;
+      }
+    }),
+  );
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** A page the desk may show for a job: a `file://` page or one on this machine (a report, a dev server). */
+function checkEvidencePage(url: string): void {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new InputError('url', `"${url.slice(0, 200)}" is not a URL`);
+  }
+  if (u.protocol === 'file:' && (u.host === '' || u.host === 'localhost')) return;
+  if (isLoopbackUrl(url)) return;
+  throw new InputError('url', `the desk shows file:// pages and pages on this machine (http://127.0.0.1…, http://localhost…), not ${u.protocol}//${u.host}`);
+}
+
+/** Said when no browser can be reached and Life Thread may not start one: how to configure the desk. */
+function noBrowserMessage(r: PrepareResult, o: PrepareOptions): string | undefined {
+  if (r.status === 'ok' || r.status === 'prepared') return undefined;
+  if (r.status !== 'none' && (r.endpoint !== undefined || o.chromiumPath?.trim())) return undefined;
+  const why = r.status === 'none' ? 'lifeThread.cdp.endpoint and lifeThread.cdp.chromiumPath are empty' : (r.reason ?? 'no browser answers');
+  return `Life Thread: the desk has no browser (${why}). Set ${CHROMIUM_PATH_SETTING} to a Chromium or Chrome executable (e.g. /usr/bin/chromium) and Life Thread starts one when needed, or start a browser with --remote-debugging-port=9222 and point lifeThread.cdp.endpoint at it.`;
+}
+
+async function pickPage(pages: readonly DeskPage[], ready: PrepareResult): Promise<string | undefined> {
+  const items = [...pages].reverse().map((p) => ({
+    label: `${p.url.startsWith('file:') ? '$(file)' : '$(globe)'} ${p.title || p.key}`,
+    description: p.evidenceId ? `evidence ${p.evidenceId}` : p.key,
+    detail: p.url,
+    key: p.key,
+  }));
+  const pick = await vscode.window.showQuickPick(items, {
+    title: `Life Thread Desk — ${ready.status}${ready.restored.length ? ` (${ready.restored.length} page(s) restored)` : ''}`,
+    placeHolder: 'Bring a page to front',
+    matchOnDescription: true,
+    matchOnDetail: true,
+  });
+  return pick?.key;
+}
+
+/** The desk status line and thumbnail of the sidebar and the panel. */
+export function deskView(last: PrepareResult | undefined, pages: readonly DeskPage[], thumbnail: string | null, o: PrepareOptions): DeskView {
+  const count = `${pages.length} page${pages.length === 1 ? '' : 's'} remembered`;
+  const configured = o.endpoint.trim() !== '' || (o.chromiumPath?.trim() ?? '') !== '';
+  const front = last?.evidencePage ? pages.find((p) => p.url === last.evidencePage?.url) : undefined;
+  const frontName = front ? front.title || front.key : (last?.evidencePage?.url ?? null);
+  let line: string;
+  if (!last) line = configured ? `Not opened in this window · ${count}` : 'No desk browser: set lifeThread.cdp.chromiumPath or lifeThread.cdp.endpoint';
+  else if (last.status === 'none') line = 'No desk browser: set lifeThread.cdp.chromiumPath or lifeThread.cdp.endpoint';
+  else if (last.status === 'needs_restore') line = `Needs a restore: ${last.reason ?? 'the browser or its pages are gone'}`;
+  else line = `${last.status === 'ok' ? 'Ready' : 'Prepared'}${frontName ? ` · ${frontName} in front` : ''} · ${count}`;
+  return { status: last?.status ?? null, line, pages: pages.length, front: frontName, thumbnail };
 }

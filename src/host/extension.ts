@@ -19,7 +19,7 @@ import { registerLifeAgent } from './lifeAgent';
 import { modelsSection } from './modelsDoctor';
 import { Lander } from './landing';
 import { registerLanding } from './landingFeature';
-import { HostDesk } from './desk';
+import { HostDesk, registerDesk } from './desk';
 import { Continuity } from './continuity';
 import { WakeFeature } from './wakeFeature';
 import { registerWakeSurfaces } from './wakeCommands';
@@ -130,6 +130,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
       case 'openPanel':
         await vscode.commands.executeCommand(COMMANDS.openPanel);
         return;
+      case 'openDesk':
+        await vscode.commands.executeCommand(COMMANDS.openDesk);
+        return;
       case 'addReminder':
         await vscode.commands.executeCommand(COMMANDS.addReminder);
         return;
@@ -178,14 +181,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
   registerLifeAgent(chat, { afterTurn, doctor, store, continuity, wakes: () => hookRef.wakes });
 
 
-  const desk = new HostDesk(context, storeDir, log);
+  const desk = new HostDesk(storeDir, log, model);
+  registerDesk(context, desk);
   const lander = new Lander(context, log, model, panel, desk, [join(storeDir, 'evidence'), join(storeDir, 'logs')]);
   late.lander = lander;
   context.subscriptions.push(lander);
   registerLanding(context, lander);
   doctor.addSection('Desk (CDP browser)', () => desk.doctorSection());
 
-  const wakes = new WakeFeature(context, storeDir, model, lander, schedule, continuity, feed, log);
+  const wakes = new WakeFeature(context, storeDir, model, lander, desk, schedule, continuity, feed, log);
   hookRef.wakes = wakes;
   late.wakes = wakes;
   context.subscriptions.push(

@@ -231,7 +231,7 @@ export class Lander {
 
   async openEvidence(evidenceId: string): Promise<LandResult> {
     const url = await this.desk?.evidenceUrl(evidenceId);
-    if (!url) throw new InputError('uri', `no evidence ${evidenceId} is known to the desk`);
+    if (!url) throw new InputError('uri', `cdp://evidence/${evidenceId} is not a page the desk remembers (pages are remembered when a job's report is shown on the desk)`);
     const prep: DeskPrepare = this.desk ? await this.desk.prepare(evidenceId) : { status: 'none' };
     if (prep.status === 'ok' || prep.status === 'prepared') {
       return { kind: 'cdp', opened: `evidence ${evidenceId} on the desk`, desk: prep.status };

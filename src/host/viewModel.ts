@@ -20,11 +20,13 @@ export class ViewModel implements vscode.Disposable {
       storeError: null,
       focus: null,
       topic: null,
+      desk: { status: null, line: 'Desk not opened in this window', pages: 0, front: null, thumbnail: null },
     };
   }
 
+  /** The sidebar gets the desk's status line only: the thumbnail is the panel's. */
   snapshot(surface: ViewState['surface']): ViewState {
-    return { ...this.state, surface };
+    return { ...this.state, ...(surface === 'sidebar' ? { desk: { ...this.state.desk, thumbnail: null } } : {}), surface };
   }
 
   get health(): Health {

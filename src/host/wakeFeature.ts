@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { mayFire, ownerOf, type Holder } from '../core/claim';
 import { InputError } from '../core/errors';
 import { fileLink, parseQuery, wakeQuerySchema, type LandingRef } from '../core/landing';
-import { parseWakeInput, type WakeWhen } from '../core/wake/contract';
+import { parseWakeInput, type LandingInput, type WakeWhen } from '../core/wake/contract';
 import { coalesce, type WakeTrigger } from '../core/wake/coalesce';
 import { jobStatus, pulseEventOfRow, pulseWakeIds, renderPulse, type PulseEvent } from '../core/wake/pulse';
 import { findCodeLocus } from '../core/codeLocus';
@@ -18,6 +18,9 @@ import { WakeStore } from '../node/wakes';
 import type { Continuity } from './continuity';
 import type { FeedFeature } from './feedFeature';
 import type { Lander, LandResult } from './landing';
+import type { HostDesk } from './desk';
+import { isLoopbackUrl } from '../core/loopback';
+import type { DeskState } from '../core/wake/contract';
 import { ownerZone, type ScheduleFeature } from './scheduleFeature';
 import { setting, WINDOW_ID } from './settings';
 import { Triggers, type JobEndEvent, type TriggerEvent } from './triggers';
@@ -94,6 +97,7 @@ export class WakeFeature implements vscode.Disposable {
     private readonly storeDir: string,
     private readonly model: ViewModel,
     private readonly lander: Lander,
+    private readonly desk: HostDesk,
     private readonly schedule: ScheduleFeature,
     private readonly continuity: Continuity,
     private readonly feed: FeedFeature,
@@ -190,7 +194,7 @@ export class WakeFeature implements vscode.Disposable {
       }
     }
     const owner = ownerOf(this.holder, { kind: 'window', folders: this.folders() });
-    const landing = parsed.landing ? await this.lander.landingFor(parsed.landing, names?.landing ?? 'landing') : undefined;
+    const landing = parsed.landing ? await this.landingOf(parsed.landing, names?.landing ?? 'landing') : undefined;
     const row = await this.store.add(parsed, { now, owner, ...(running ? { jobStartedAt: now } : {}), ...(landing ? { landing } : {}) });
     if (bind) this.terminalBindings.set(row.id, bind);
     else if (parsed.jobId?.startsWith('terminal:')) this.pendingTerminalNames.set(row.id, parsed.jobId.slice('terminal:'.length));
@@ -198,6 +202,19 @@ export class WakeFeature implements vscode.Disposable {
     this.refreshView();
     const paused = this.paused ? ' Wakes are paused: it will wait until they are resumed.' : '';
     return { text: `Wake ${row.id} set: ${parsed.description}${parsed.cancelToken ? ` (cancel token ${parsed.cancelToken})` : ''}.${note}${paused}`, rows: [row] };
+  }
+
+  /**
+   * A caller's landing as a LandingRef. A page for the desk — a report file (`.html`) or a server on
+   * this machine — is remembered on the desk and lands as `cdp://evidence/<id>` (design §5).
+   */
+  private async landingOf(input: LandingInput, field: string): Promise<LandingRef> {
+    if (input.kind === 'uri' && (isLoopbackUrl(input.uri) || /^file:\/\/\S+\.html?(?:[?#].*)?$/i.test(input.uri))) {
+      return this.desk.rememberEvidence({ url: input.uri, evidenceId: `page-${randomBase36(8)}` }).catch((err: unknown) => {
+        throw err instanceof InputError ? new InputError(`${field}.uri`, err.reason) : err;
+      });
+    }
+    return this.lander.landingFor(input, field);
   }
 
   /** Wakes set on a terminal name that no terminal had yet: the next terminal opened with it. */
@@ -257,24 +274,35 @@ export class WakeFeature implements vscode.Disposable {
     const match = this.jobMatcher(job);
     if (!(await this.store.list()).some(match)) return;
     const output = job.output;
+    const evidenceId = `job-${randomBase36(8)}`;
     let landing: LandingRef | undefined;
     if (job.logPath) {
       // A command row's log is its evidence already (redacted, capped); land on its summary line.
       const line = output.summaryLine !== undefined ? output.summaryLine + 1 : undefined;
       landing = { kind: 'deep_link', uri: line !== undefined ? fileLink(job.logPath, line, line) : fileLink(job.logPath) };
     } else {
-      const ev = await writeEvidence(this.storeDir, `job-${randomBase36(8)}`, job, output.text, output.summaryLine).catch((err: unknown) => {
+      const ev = await writeEvidence(this.storeDir, evidenceId, job, output.text, output.summaryLine).catch((err: unknown) => {
         this.log.warn(`evidence for ${job.jobId}: ${String(err)}`);
         return undefined;
       });
       if (ev) landing = { kind: 'deep_link', uri: ev.focusLine !== undefined ? fileLink(ev.path, ev.focusLine, ev.focusLine) : fileLink(ev.path) };
+    }
+    // A report page the output names goes on the desk (design §5): the landing brings it to front.
+    let desk: DeskState = 'none';
+    const shown = await this.desk.showJobReport({ output: output.text, evidenceId: `${evidenceId}-report`, ...(job.cwd ? { cwd: job.cwd } : {}) }).catch((err: unknown) => {
+      this.log.warn(`desk for ${job.jobId}: ${String(err)}`);
+      return undefined;
+    });
+    if (shown) {
+      desk = shown.status;
+      landing = shown.landing;
     }
     const status = jobStatus(job.exitCode);
     if (status === 'failed') {
       const anchor = await this.codeLocus(output.text, job);
       if (anchor) landing = { kind: 'code_anchor', anchor };
     }
-    const outcome: WakeOutcome = { jobStatus: status, exitCode: job.exitCode ?? null, summary: output.summary, ...(landing ? { landing } : {}), desk: 'none' };
+    const outcome: WakeOutcome = { jobStatus: status, exitCode: job.exitCode ?? null, summary: output.summary, ...(landing ? { landing } : {}), desk };
     const claimed = await this.store.claimTriggered(match, outcome, this.claimer());
     for (const c of claimed) {
       this.terminalBindings.delete(c.id);
@@ -384,10 +412,19 @@ export class WakeFeature implements vscode.Disposable {
         event = { ...event, landing: shownLanding, landingStep: res.step };
       }
     }
-    // The landing opens while the pulse goes out: neither waits for the other.
+    // A desk page is brought to front first: the pulse says what the desk did (ok, prepared, needs_restore).
     let landed: LandResult | undefined;
     let timeToLocusMs: number | undefined;
-    const landing$ = landing
+    if (landing?.kind === 'deep_link' && landing.uri.startsWith('cdp://')) {
+      landed = await this.landTrusted(landing).catch((err: unknown) => {
+        this.log.warn(`wake landing: ${String(err)}`);
+        return undefined;
+      });
+      if (d.endedAt !== undefined && landed) timeToLocusMs = Date.now() - d.endedAt;
+      if (landed?.desk) event = { ...event, desk: landed.desk };
+    }
+    // Otherwise the landing opens while the pulse goes out: neither waits for the other.
+    const landing$ = landing && !landed
       ? this.landTrusted(shownLanding ?? landing).then(
           (l) => {
             landed = l;

@@ -11,6 +11,7 @@ export const COMMANDS = {
   resumeWakes: 'lifeThread.resumeWakes',
   openPanel: 'lifeThread.openPanel',
   openLanding: 'lifeThread.openLanding',
+  openDesk: 'lifeThread.openDesk',
   setApiKey: 'lifeThread.setApiKey',
 } as const;
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];

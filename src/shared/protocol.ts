@@ -115,6 +115,24 @@ export const topicViewSchema = z.object({
 });
 export type TopicView = z.infer<typeof topicViewSchema>;
 
+/** The desk (a browser over CDP): the last prepare's status in this window and the last thumbnail. */
+export const deskViewSchema = z.object({
+  /** The wake's `desk` of the last prepare in this window; null before the first. */
+  status: z.enum(['ok', 'prepared', 'needs_restore', 'none']).nullable(),
+  /** One line for the user, e.g. "Prepared · Test report in front · 3 pages remembered". */
+  line: z.string(),
+  pages: z.number().int().nonnegative(),
+  /** The title (or URL) of the page in front after the last prepare. */
+  front: z.string().nullable(),
+  /** The last thumbnail as a PNG data URI (the webview's CSP allows `data:` images); null in the sidebar. */
+  thumbnail: z
+    .string()
+    .max(1_500_000)
+    .regex(/^data:image\/png;base64,[A-Za-z0-9+/]+=*$/)
+    .nullable(),
+});
+export type DeskView = z.infer<typeof deskViewSchema>;
+
 export const viewStateSchema = z.object({
   focus: focusSchema.nullable(),
   topic: topicViewSchema.nullable(),
@@ -125,6 +143,7 @@ export const viewStateSchema = z.object({
   wakes: z.array(rowViewSchema),
   feed: z.array(feedItemSchema),
   storeError: z.string().nullable(),
+  desk: deskViewSchema,
   /** 'sidebar' renders compactly; 'panel' at full size. */
   surface: z.enum(['sidebar', 'panel']),
 });
@@ -139,6 +158,7 @@ export const webviewRequestSchema = z.discriminatedUnion('method', [
   z.object({ type: z.literal('request'), id: requestId, method: z.literal('scheduleCommand'), params: z.object({}) }),
   z.object({ type: z.literal('request'), id: requestId, method: z.literal('doctor'), params: z.object({}) }),
   z.object({ type: z.literal('request'), id: requestId, method: z.literal('openPanel'), params: z.object({}) }),
+  z.object({ type: z.literal('request'), id: requestId, method: z.literal('openDesk'), params: z.object({}) }),
   z.object({ type: z.literal('request'), id: requestId, method: z.literal('runNow'), params: rowAction }),
   z.object({ type: z.literal('request'), id: requestId, method: z.literal('move'), params: rowAction }),
   z.object({ type: z.literal('request'), id: requestId, method: z.literal('remove'), params: rowAction }),

@@ -9,6 +9,8 @@ export const runnerRequestSchema = z.discriminatedUnion('action', [
   z.object({ seq: z.string(), action: z.literal('openUrl'), url: z.string().url() }),
   z.object({ seq: z.string(), action: z.literal('screenshot'), name: z.string().min(1).max(80) }),
   z.object({ seq: z.string(), action: z.literal('keyboard'), keys: z.string().min(1).max(80) }),
+  /** Waits until a webview of the workbench shows `text`; answers `{ ok, found }`. */
+  z.object({ seq: z.string(), action: z.literal('webviewText'), text: z.string().min(1).max(200), timeoutMs: z.number().int().min(100).max(60_000).default(15_000) }),
   z.object({ seq: z.string(), action: z.literal('noop') }),
 ]);
 export type RunnerRequest = z.infer<typeof runnerRequestSchema>;

@@ -80,7 +80,24 @@ async function act(page: Page, req: RunnerRequest, stateDir: string): Promise<un
       return { ok: true };
     case 'noop':
       return { ok: true, stateDir };
+    case 'webviewText':
+      return { ok: true, found: await webviewShows(page, req.text, req.timeoutMs) };
   }
+}
+
+/** Whether any webview's content frame shows `text` within `timeoutMs` (a webview is two frames deep). */
+async function webviewShows(page: Page, text: string, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const frames = page.locator('iframe.webview.ready');
+    const n = await frames.count();
+    for (let i = 0; i < n; i++) {
+      const shown = frames.nth(i).contentFrame().locator('#active-frame').contentFrame().getByText(text, { exact: false });
+      if (await shown.first().isVisible().catch(() => false)) return true;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return false;
 }
 
 async function runPhase(browser: Browser, suite: string, phase: string, files: string[], stateDir: string, workspace: string): Promise<PhaseResult> {

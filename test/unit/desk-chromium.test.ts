@@ -12,7 +12,10 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { ChromeRemoteTransport } from '../../src/node/cdpTransport';
-import { Desk, processGroupAlive, startChromium, type PrepareOptions, type StartedChromium } from '../../src/node/desk';
+import { startChromium, type StartedChromium } from '../../src/node/desk/chromium';
+import { processGroupAlive } from '../../src/node/desk/chromiumProcesses';
+import { Desk } from '../../src/node/desk/desk';
+import type { PrepareOptions } from '../../src/node/desk/prepare';
 
 const CHROMIUM = process.env.LIFE_THREAD_CHROMIUM || '/usr/bin/chromium';
 const missing = fs.existsSync(CHROMIUM) ? false : `Chromium is not installed at ${CHROMIUM} (apt-get install -y chromium, or set LIFE_THREAD_CHROMIUM)`;

@@ -9,18 +9,13 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { ChromeRemoteTransport, CdpPageGoneError, CdpTimeoutError, checkEndpoint, isLoopbackHost, withTimeout, type CdpTarget, type CdpTransport, type CdpVersion } from '../../src/node/cdpTransport';
-import {
-  chromiumArgs,
-  DESK_FILE,
-  Desk,
-  DeskStateStore,
-  evidenceKey,
-  parseEvidenceUri,
-  type PrepareOptions,
-  type StartChromiumOptions,
-  type StartedChromium,
-} from '../../src/node/desk';
+import { ChromeRemoteTransport, CdpPageGoneError, CdpTimeoutError, checkEndpoint, withTimeout, type CdpTarget, type CdpTransport, type CdpVersion } from '../../src/node/cdpTransport';
+import { chromiumArgs, type StartChromiumOptions, type StartedChromium } from '../../src/node/desk/chromium';
+import { Desk } from '../../src/node/desk/desk';
+import { DESK_FILE, DeskFileStore } from '../../src/node/desk/deskFile';
+import { evidenceKey, parseEvidenceUri } from '../../src/node/desk/pageUrl';
+import type { PrepareOptions } from '../../src/node/desk/prepare';
+import { isLoopbackHost } from '../../src/core/loopback';
 import { tempDirs } from './helpers/tempDirs';
 
 const dirs = tempDirs('lt-desk-');
@@ -420,7 +415,7 @@ describe('desk.json', () => {
     const { desk, dir, browser, options } = setup();
     const file = path.join(dir, DESK_FILE);
     fs.writeFileSync(file, '{"schemaVersion": 1, "pages": [ oops');
-    const store = new DeskStateStore(dir);
+    const store = new DeskFileStore(dir);
     const read = await store.read();
     assert.equal(read.status, 'corrupt');
     assert.match(read.problem ?? '', /is not JSON/);
@@ -444,7 +439,7 @@ describe('desk.json', () => {
 
   it('a file that validates badly (duplicate keys, wrong types) counts as corrupt', async () => {
     const dir = freshDir();
-    const store = new DeskStateStore(dir);
+    const store = new DeskFileStore(dir);
     const page = { key: 'a', url: 'http://localhost/', title: '', lastSeenAt: '2026-10-03T07:00:00.000Z' };
     fs.writeFileSync(path.join(dir, DESK_FILE), JSON.stringify({ schemaVersion: 1, pages: [page, page] }));
     const r = await store.read();
@@ -458,7 +453,7 @@ describe('desk.json', () => {
     const { desk, dir } = setup();
     const file = path.join(dir, DESK_FILE);
     fs.writeFileSync(file, JSON.stringify({ schemaVersion: 2, pages: [], extra: true }));
-    const r = await new DeskStateStore(dir).read();
+    const r = await new DeskFileStore(dir).read();
     assert.equal(r.status, 'newer');
     assert.match(r.problem ?? '', /schemaVersion 2, newer than this version of Life Thread reads \(1\)/);
     await assert.rejects(desk.remember({ key: 'a', url: 'http://localhost/' }), /schemaVersion 2/);
@@ -500,5 +495,44 @@ describe('helpers', () => {
     assert.ok(!chromiumArgs({ ...base, display: undefined, isRoot: false, extraArgs: ['--headless'] }).includes('--headless=new'));
     assert.throws(() => chromiumArgs({ ...base, extraArgs: ['--remote-debugging-address=0.0.0.0'] }), /lifeThread\.cdp\.chromiumArgs may not contain --remote-debugging-address/);
     assert.throws(() => chromiumArgs({ ...base, extraArgs: ['--user-data-dir=/home/me/.config/chromium'] }), /--user-data-dir/);
+  });
+});
+
+describe('Desk.showPage and the evidence cap', () => {
+  it('showPage brings a remembered page to front by its key, keeps its key and title and does not make it evidence', async () => {
+    const { desk, browser, options } = setup();
+    await desk.remember({ key: 'docs', url: 'http://localhost:8080/docs', title: 'Docs' });
+    await desk.remember({ key: evidenceKey('rep-1'), url: 'file:///tmp/work/report.html', evidenceId: 'rep-1' });
+    const docs = browser.add('http://localhost:8080/docs', 'Docs v2');
+    const rep = browser.add('file:///tmp/work/report.html', 'Report');
+    browser.active = rep.id;
+    const r = await desk.showPage('docs', options());
+    assert.equal(r.status, 'ok', r.reason);
+    assert.equal(browser.active, docs.id);
+    assert.equal(r.evidencePage?.id, docs.id);
+    const pages = await desk.pages();
+    assert.deepEqual(pages.map((p) => p.key).sort(), ['docs', 'evidence:rep-1']);
+    assert.deepEqual(pages.find((p) => p.key === 'docs'), { key: 'docs', url: 'http://localhost:8080/docs', title: 'Docs', lastSeenAt: '2026-10-03T07:00:00.000Z' }, 'a remembered title is kept');
+    const gone = await desk.showPage('nope', options());
+    assert.equal(gone.status, 'needs_restore');
+    assert.equal(gone.reason, 'the desk remembers no page "nope"');
+  });
+
+  it('at most 20 evidence pages are remembered: a new one forgets the one shown longest ago; other pages stay', async () => {
+    const { desk, dir, options } = setup();
+    const pages = Array.from({ length: 20 }, (_, i) => ({ key: evidenceKey(`e${i}`), url: `file:///tmp/work/e${i}.html`, title: '', evidenceId: `e${i}`, lastSeenAt: '2026-09-01T00:00:00.000Z' }));
+    fs.writeFileSync(path.join(dir, DESK_FILE), JSON.stringify({ schemaVersion: 1, pages: [{ key: 'docs', url: 'http://localhost:8080/docs', title: '', lastSeenAt: '2026-01-01T00:00:00.000Z' }, ...pages] }));
+    const evidenceKeys = async () => (await desk.pages()).map((p) => p.key).filter((k) => k.startsWith('evidence:'));
+    // e1 is shown again: it becomes the newest.
+    assert.equal((await desk.prepare({ id: 'e1', url: 'cdp://evidence/e1' }, options())).status, 'prepared');
+    assert.equal((await evidenceKeys()).at(-1), evidenceKey('e1'));
+    const r = await desk.prepare({ id: 'new', url: 'file:///tmp/work/new.html' }, options());
+    assert.equal(r.status, 'prepared', r.reason);
+    const keys = await evidenceKeys();
+    assert.equal(keys.length, 20);
+    assert.ok(!keys.includes(evidenceKey('e0')), 'the evidence page shown longest ago is forgotten');
+    assert.ok(keys.includes(evidenceKey('e1')), 'one shown again is kept');
+    assert.equal(keys.at(-1), evidenceKey('new'));
+    assert.ok((await desk.pages()).some((p) => p.key === 'docs'), 'a page that is not evidence is never dropped by the cap');
   });
 });

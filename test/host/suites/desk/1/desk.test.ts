@@ -1,0 +1,173 @@
+/**
+ * The desk in the real extension host: `Life Thread: Open Desk` with no browser configured says how to
+ * set one; with `lifeThread.cdp.chromiumPath` (Debian's Chromium) the report a job's output names is
+ * open and in front over CDP, a `cdp://evidence/…` landing (Open Landing, and a /land link) brings it back to
+ * front after another page took it, Open Desk brings a remembered page to front, and the panel shows the
+ * desk's status with the thumbnail (screenshot: test-results/desk-panel.png).
+ */
+import * as assert from 'node:assert/strict';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import * as vscode from 'vscode';
+import { encodeRef } from '../../../../../src/core/landing';
+import { ChromeRemoteTransport } from '../../../../../src/node/cdpTransport';
+import type { OpenDeskResult } from '../../../../../src/host/desk';
+import type { LandResult } from '../../../../../src/host/landing';
+import { COMMANDS } from '../../../../../src/shared/commands';
+import { hasBrowserRunner, lifeThread, runnerAction, waitFor } from '../../../helpers';
+
+const CHROMIUM = process.env.LIFE_THREAD_CHROMIUM || '/usr/bin/chromium';
+
+function root(): string {
+  const f = vscode.workspace.workspaceFolders?.[0];
+  assert.ok(f, 'the test workspace is open');
+  return f.uri.fsPath;
+}
+
+async function setCdp(values: { endpoint?: string; chromiumPath?: string }): Promise<void> {
+  const c = vscode.workspace.getConfiguration('lifeThread');
+  for (const [key, value] of Object.entries(values)) await c.update(`cdp.${key}`, value, vscode.ConfigurationTarget.Global);
+}
+
+function page(name: string, body: string): string {
+  const file = join(root(), name, 'index.html');
+  mkdirSync(join(root(), name), { recursive: true });
+  writeFileSync(file, `<!doctype html><title>${name}</title><body style="font:22px sans-serif;background:#fff;color:#222"><h1>${body}</h1><p style="color:#b00">1 failed</p><p style="color:#070">3 passed</p></body>`);
+  return pathToFileURL(file).href;
+}
+
+/** The field an InputError names (the extension's own class, from another bundle than this test's). */
+function fieldOf(e: unknown): unknown {
+  return typeof e === 'object' && e !== null && 'field' in e ? e.field : undefined;
+}
+
+async function visibility(t: ChromeRemoteTransport, url: string): Promise<string> {
+  const target = (await t.list()).find((p) => p.url === url);
+  assert.ok(target, `${url} is open on the desk`);
+  const v = await t.evaluate(target.id, 'document.visibilityState');
+  return typeof v === 'string' ? v : String(v);
+}
+
+describe('the desk in the real extension host', function () {
+  this.timeout(120_000);
+
+  after(async () => {
+    const api = await lifeThread();
+    await api.desk.desk.stopStarted();
+    await setCdp({ endpoint: undefined, chromiumPath: undefined });
+  });
+
+  it('Open Desk with no browser configured says how to set lifeThread.cdp.chromiumPath or lifeThread.cdp.endpoint', async () => {
+    await setCdp({ endpoint: '', chromiumPath: '' });
+    const none = await vscode.commands.executeCommand<OpenDeskResult>(COMMANDS.openDesk);
+    assert.equal(none.status, 'none');
+    assert.match(none.message ?? '', /the desk has no browser \(lifeThread\.cdp\.endpoint and lifeThread\.cdp\.chromiumPath are empty\)\. Set lifeThread\.cdp\.chromiumPath to a Chromium/);
+    // The default endpoint with nothing listening (the discard port here) and no Chromium to start: the same advice, with the reason.
+    await setCdp({ endpoint: 'http://127.0.0.1:9', chromiumPath: '' });
+    const dead = await vscode.commands.executeCommand<OpenDeskResult>(COMMANDS.openDesk);
+    assert.equal(dead.status, 'needs_restore');
+    assert.match(dead.message ?? '', /the desk has no browser \(the browser at http:\/\/127\.0\.0\.1:9 is not running .*\)\. Set lifeThread\.cdp\.chromiumPath/);
+    const api = await lifeThread();
+    assert.match(api.model.snapshot('panel').desk.line, /^No desk browser|^Needs a restore/);
+  });
+
+  it('refuses a page that is not a file or on this machine, an id a cdp:// link cannot carry, and a bad Open Desk argument', async () => {
+    const api = await lifeThread();
+    const before = (await api.desk.desk.pages()).length;
+    await assert.rejects(api.desk.showEvidence({ url: 'https://example.com/report.html', evidenceId: 'job-x' }), (e: unknown) => fieldOf(e) === 'url' && /file:\/\/ pages and pages on this machine/.test(String(e)));
+    await assert.rejects(api.desk.showEvidence({ url: pathToFileURL(join(root(), 'r.html')).href, evidenceId: 'a/b' }), (e: unknown) => fieldOf(e) === 'evidenceId');
+    assert.equal((await api.desk.desk.pages()).length, before, 'nothing remembered');
+    await assert.rejects(api.desk.openDesk({ page: 5 }), (e: unknown) => fieldOf(e) === 'page');
+    assert.equal(await vscode.commands.executeCommand(COMMANDS.openDesk, 'not an object'), undefined, 'the command shows the error instead of throwing');
+  });
+
+  it('the report a job\'s output names is in front on the desk; a cdp://evidence/… landing brings it back to front', async function () {
+    if (!existsSync(CHROMIUM)) this.skip();
+    await setCdp({ endpoint: '', chromiumPath: CHROMIUM });
+    const api = await lifeThread();
+    const reportUrl = page('report', 'Test report: 3 passed, 1 failed');
+    assert.equal(await api.desk.showJobReport({ output: '3 passed, 1 failed\n', evidenceId: 'job-none', cwd: root() }), undefined, 'no report named, nothing shown');
+    // The job's output names its report relative to the job's cwd (as coverage.py prints it).
+    const output = 'TOTAL     208      12    94%\n\nWrote HTML report to report/index.html\n3 passed, 1 failed\n';
+    const shown = await api.desk.showJobReport({ output, evidenceId: 'job-report-1', cwd: root(), title: 'Test report' });
+    assert.ok(shown, 'the report the output names is shown');
+    assert.equal(shown.status, 'prepared', shown.reason);
+    assert.equal(shown.result.evidencePage?.url, reportUrl);
+    assert.deepEqual(shown.landing, { kind: 'deep_link', uri: 'cdp://evidence/job-report-1' });
+    assert.ok(shown.result.started, 'Life Thread started Chromium itself');
+    const started = api.desk.desk.started;
+    assert.ok(started);
+    const t = new ChromeRemoteTransport(started.endpoint);
+    assert.equal(await visibility(t, reportUrl), 'visible');
+    assert.ok((await api.desk.desk.pages()).some((p) => p.evidenceId === 'job-report-1' && p.url === reportUrl), 'remembered in desk.json');
+
+    // Another page takes the front; the landing (as Open Landing takes it) brings the report back.
+    const otherUrl = page('other', 'Another page');
+    const other = await t.newPage(otherUrl);
+    await t.activate(other.id);
+    assert.equal(await visibility(t, reportUrl), 'hidden');
+    const landed = await vscode.commands.executeCommand<LandResult>(COMMANDS.openLanding, 'cdp://evidence/job-report-1');
+    assert.equal(landed.kind, 'cdp');
+    assert.equal(landed.desk, 'ok');
+    assert.equal(await visibility(t, reportUrl), 'visible');
+    assert.equal(await visibility(t, otherUrl), 'hidden');
+
+    // The same landing inside a Life Thread link, through the URI handler.
+    await t.activate(other.id);
+    const viaLink = new Promise<LandResult>((resolve) => {
+      const sub = api.lander.onDidLand((r) => {
+        sub.dispose();
+        resolve(r);
+      });
+    });
+    const ref = encodeRef({ kind: 'deep_link', uri: 'cdp://evidence/job-report-1' });
+    await vscode.commands.executeCommand('vscode.open', vscode.Uri.parse(`${vscode.env.uriScheme}://lifethread.life-thread/land?ref=${ref}`));
+    assert.equal((await viaLink).kind, 'cdp');
+    assert.equal(await visibility(t, reportUrl), 'visible');
+  });
+
+  it('Open Desk lists the remembered pages and brings the picked one to front', async function () {
+    if (!existsSync(CHROMIUM)) this.skip();
+    await setCdp({ endpoint: '', chromiumPath: CHROMIUM });
+    const api = await lifeThread();
+    const started = api.desk.desk.started;
+    assert.ok(started, 'the desk of the previous test is still running');
+    const t = new ChromeRemoteTransport(started.endpoint);
+    const docsUrl = page('docs', 'Docs');
+    await api.desk.desk.remember({ key: 'docs', url: docsUrl, title: 'Docs' });
+    const reportUrl = (await api.desk.evidenceUrl('job-report-1')) ?? '';
+    // Open Desk without an argument shows the quick pick; the newest remembered page (docs) comes first.
+    const picked = vscode.commands.executeCommand<OpenDeskResult>(COMMANDS.openDesk);
+    await new Promise((r) => setTimeout(r, 1500));
+    await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+    const r = await picked;
+    assert.equal(r.pages, 2);
+    assert.equal(r.shown?.evidencePage?.url, docsUrl, JSON.stringify(r));
+    assert.equal(await visibility(t, docsUrl), 'visible');
+    assert.equal(await visibility(t, reportUrl), 'hidden');
+    // With a page's key, no pick.
+    const direct = await vscode.commands.executeCommand<OpenDeskResult>(COMMANDS.openDesk, { page: 'evidence:job-report-1' });
+    assert.equal(direct.status, 'ok', direct.message);
+    assert.equal(await visibility(t, reportUrl), 'visible');
+  });
+
+  it('the panel shows the desk status with the last thumbnail', async function () {
+    if (!existsSync(CHROMIUM)) this.skip();
+    const api = await lifeThread();
+    const desk = api.model.snapshot('panel').desk;
+    assert.equal(desk.status, 'ok');
+    assert.match(desk.line, /^Ready · Test report in front · 2 pages remembered$/);
+    assert.match(desk.thumbnail ?? '', /^data:image\/png;base64,iVBORw0KGgo/);
+    assert.equal(api.model.snapshot('sidebar').desk.thumbnail, null, 'the sidebar gets the line only');
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await vscode.commands.executeCommand(COMMANDS.openPanel);
+    await waitFor(() => (api.panel.isOpen ? true : undefined), 10_000, 'the panel');
+    if (hasBrowserRunner()) {
+      // What the user sees: the panel's desk line, rendered in the webview, beside the thumbnail.
+      const seen = await runnerAction({ action: 'webviewText', text: 'Ready · Test report in front', timeoutMs: 30_000 }, 40_000);
+      assert.deepEqual(seen, { ok: true, found: true });
+      await runnerAction({ action: 'screenshot', name: 'desk-panel' });
+    }
+  });
+});
