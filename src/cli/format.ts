@@ -25,6 +25,9 @@ Usage:
                        [--allow-nested]
   life-thread wake list
   life-thread wake cancel K
+  life-thread wait W [--timeout S]
+  life-thread run [--wake T] [--timeout-minutes N] [--allow-nested] -- COMMAND [ARG...]
+  life-thread mcp
   life-thread help | --help | -h | --version
 
 Global flags (anywhere on the line):
@@ -52,10 +55,20 @@ Wakes:
   job ends (--on job.done --job-id: a task name, terminal:<terminal name> or a command id c-...),
   when the user is back (--on presence.online) or when git HEAD or the index change
   (--on scm.changed). IDs start with w-. 'wake cancel K' removes the pending wakes added with
-  --cancel-token K. Wakes are fired only by the VS Code extension, which can start a chat turn:
-  'dispatch --once' never fires them.
+  --cancel-token K. Wakes are fired by the VS Code extension (a new @life turn), by 'mcp' and
+  'wait' for wakes set outside a window; 'dispatch --once' never fires them.
 
-Exit codes: 0 ok, 2 bad input, 3 store unreadable, newer schema or lock not obtained in 10 s.
+Agents in a terminal:
+  'mcp' serves the Life Thread tools to an MCP client on stdio (lifethread_remind, _schedule,
+  _sendToLifeThread, _resolveAnchor); its wakes come back into that session where the client takes
+  pushes. 'wait W' blocks until wake W fires and prints its pulse (--json: {"text","life_wake"});
+  exit 4 after --timeout S. 'run -- COMMAND' runs the command as a job in the foreground (its own
+  process group, log at logs/<job id>.log, timeout --timeout-minutes, default 60), prints
+  'life-thread: job j-... (wake w-...)' to stderr first (--json: {"jobId","wakeId"}), and exits
+  with the command's exit code (124 on its timeout); --wake T wakes you with T when it ends.
+
+Exit codes: 0 ok, 2 bad input, 3 store unreadable, newer schema or lock not obtained in 10 s,
+4 timed out waiting; 'run' exits with its command's code.
 `;
 
 export type ZoneSource = 'flag' | 'env' | 'system';

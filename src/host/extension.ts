@@ -26,6 +26,7 @@ import { registerWakeSurfaces } from './wakeCommands';
 import { CommandJobs } from './jobs';
 import { ScheduleStore } from '../node/schedule';
 import { FeedFeature } from './feedFeature';
+import { registerWindowPresence } from './windowPresence';
 import { join } from 'node:path';
 
 /** What the extension exports to other extensions and to its own host tests. */
@@ -179,7 +180,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
   doctor.addSection('Wakes', () => wakes.doctorSection());
   // Registration is done; the first pass, the terminals' environment and the wake sources start after
   // activate() returns, so the host is not held up. `ready` resolves when they run.
-  const ready = Promise.all([settled, schedule.start(), wakes.start(), feed.refresh()]).then(() => undefined);
+  const ready = Promise.all([settled, schedule.start(), wakes.start(), feed.refresh(), registerWindowPresence(context, storeDir, log)]).then(() => undefined);
   ready.catch((err: unknown) => log.error(`start: ${String(err)}`));
 
   const activationMs = performance.now() - t0;

@@ -2,16 +2,17 @@ import * as vscode from 'vscode';
 import { mayFire, ownerOf, type Holder } from '../core/claim';
 import { InputError } from '../core/errors';
 import { fileLink, parseQuery, wakeQuerySchema, type LandingRef } from '../core/landing';
-import { parseWakeInput, type WakeWhen } from '../core/wake/contract';
+import type { WakeWhen } from '../core/wake/contract';
 import { coalesce, type WakeTrigger } from '../core/wake/coalesce';
 import { jobStatus, pulseEventOfRow, pulseWakeIds, renderPulse, summaryFromLogTail, type PulseEvent } from '../core/wake/pulse';
-import { capRoom, describeWake, HELD_WORDS, isCommandJob, mayDeliver, unreachableTooLong, type ClaimedWake, type HeldReason, type WakeOutcome, type WakeRow } from '../core/wake/row';
+import { capRoom, describeWake, HELD_WORDS, mayDeliver, unreachableTooLong, type ClaimedWake, type HeldReason, type WakeOutcome, type WakeRow } from '../core/wake/row';
 import { resumePack } from '../core/continuity';
 import { writeEvidence } from '../node/evidence';
 import { randomBase36 } from '../node/ids';
 import { holderFor, processLiveness } from '../node/liveness';
 import { readDecisions } from '../node/topicFiles';
 import { WakeStore, readLogTail } from '../node/wakes';
+import { sendToLifeThread, type WakeToolAnswer } from '../node/tools/wakeTool';
 import type { Continuity } from './continuity';
 import type { FeedFeature } from './feedFeature';
 import type { Lander, LandResult } from './landing';
@@ -106,7 +107,7 @@ export class WakeFeature implements vscode.Disposable {
     return (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.toString());
   }
 
-  private eligible = (row: WakeRow): boolean => mayDeliver(row, this.folders());
+  private eligible = (row: WakeRow): boolean => mayDeliver(row, this.folders(), processLiveness);
 
   async start(): Promise<void> {
     this.schedule.paused = this.paused;
@@ -155,41 +156,38 @@ export class WakeFeature implements vscode.Disposable {
 
   // ── the contract ────────────────────────────────────────────────────────────────────────────
 
-  async request(input: unknown, names?: Record<string, string>): Promise<{ text: string; rows: WakeRow[] }> {
-    const now = new Date();
-    const parsed = parseWakeInput(input, { now, tz: ownerZone(), fieldNames: names });
-    if (parsed.kind === 'cancel') {
-      const removed = await this.store.cancel(parsed.cancelToken, names?.cancel_token ?? 'cancel_token');
-      this.refreshView();
-      return { text: `Cancelled ${removed.length} wake(s) with that token: ${removed.map((r) => r.id).join(', ')}.`, rows: removed };
-    }
-    let note = '';
+  /** The contract (src/node/tools/wakeTool.ts), with what this window sees of its tasks and terminals. */
+  async request(input: unknown, names?: Record<string, string>): Promise<WakeToolAnswer> {
     let bind: vscode.Terminal | undefined;
-    let running = false;
-    if (parsed.when === 'job.done' && parsed.jobId !== undefined) {
-      const jobId = parsed.jobId;
-      if (isCommandJob(jobId)) {
-        if (!(await this.schedule.store.get(jobId))) throw new InputError(names?.job_id ?? 'job_id', `no scheduled command ${jobId} exists`);
-      } else if (jobId.startsWith('terminal:')) {
-        const name = jobId.slice('terminal:'.length);
-        bind = vscode.window.terminals.find((t) => t.name === name);
-        if (!bind) note = ` No terminal is named "${name}" now: the wake binds to the next one opened with that name.`;
-      } else {
-        running = vscode.tasks.taskExecutions.some((e) => e.task.name === jobId);
-        if (!running) {
-          const defined = await Promise.resolve(vscode.tasks.fetchTasks()).catch(() => [] as vscode.Task[]);
-          if (!defined.some((t) => t.name === jobId)) note = ` No task named "${jobId}" is defined in this workspace now; the wake waits until one with that name runs here.`;
+    let boundName: string | undefined;
+    return sendToLifeThread(input, {
+      store: this.store,
+      commands: this.schedule.store,
+      now: () => new Date(),
+      zone: () => ownerZone(),
+      owner: ownerOf(this.holder, { kind: 'window', folders: this.folders() }),
+      ...(names ? { fieldNames: names } : {}),
+      checkJob: async (parsed) => {
+        const jobId = parsed.jobId ?? '';
+        if (jobId.startsWith('terminal:')) {
+          boundName = jobId.slice('terminal:'.length);
+          bind = vscode.window.terminals.find((t) => t.name === boundName);
+          return bind ? {} : { note: ` No terminal is named "${boundName}" now: the wake binds to the next one opened with that name.` };
         }
-      }
-    }
-    const owner = ownerOf(this.holder, { kind: 'window', folders: this.folders() });
-    const row = await this.store.add(parsed, { now, owner, ...(running ? { jobStartedAt: now } : {}) });
-    if (bind) this.terminalBindings.set(row.id, bind);
-    else if (parsed.jobId?.startsWith('terminal:')) this.pendingTerminalNames.set(row.id, parsed.jobId.slice('terminal:'.length));
-    this.arm(0);
-    this.refreshView();
-    const paused = this.paused ? ' Wakes are paused: it will wait until they are resumed.' : '';
-    return { text: `Wake ${row.id} set: ${parsed.description}${parsed.cancelToken ? ` (cancel token ${parsed.cancelToken})` : ''}.${note}${paused}`, rows: [row] };
+        if (vscode.tasks.taskExecutions.some((e) => e.task.name === jobId)) return { jobStartedAt: new Date() };
+        const defined = await Promise.resolve(vscode.tasks.fetchTasks()).catch(() => [] as vscode.Task[]);
+        return defined.some((t) => t.name === jobId) ? {} : { note: ` No task named "${jobId}" is defined in this workspace now; the wake waits until one with that name runs here.` };
+      },
+      added: (row) => {
+        if (bind) this.terminalBindings.set(row.id, bind);
+        else if (boundName !== undefined) this.pendingTerminalNames.set(row.id, boundName);
+      },
+      changed: () => {
+        this.arm(0);
+        this.refreshView();
+      },
+      note: () => (this.paused ? ' Wakes are paused: it will wait until they are resumed.' : ''),
+    });
   }
 
   /** Wakes set on a terminal name that no terminal had yet: the next terminal opened with it. */
