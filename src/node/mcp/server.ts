@@ -9,6 +9,7 @@
  *
  * Bundled apart (dist/mcp.js) and loaded only by this verb, so the SDK never slows other verbs.
  */
+import { mkdir } from 'node:fs/promises';
 import type { Readable, Writable } from 'node:stream';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -90,6 +91,8 @@ function toolError(err: unknown): CallToolResult {
 /** Serves one MCP session on stdio; resolves when the client closes it. */
 export async function serveMcp(opts: McpServeOptions): Promise<void> {
   const log = opts.log ?? (() => undefined);
+  // The courier watches the store directory: a first session on a new store makes it.
+  await mkdir(opts.storeDir, { recursive: true });
   const holder = holderFor('mcp');
   const schedule = new ScheduleStore({ dir: opts.storeDir, lockWaitMs: opts.lockWaitMs });
   const wakes = new WakeStore({ dir: opts.storeDir, lockWaitMs: opts.lockWaitMs });
