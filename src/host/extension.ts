@@ -27,6 +27,7 @@ import { CommandJobs } from './jobs';
 import { ScheduleStore } from '../node/schedule';
 import { FeedFeature } from './feedFeature';
 import { registerWindowPresence } from './windowPresence';
+import { registerCopyMcpConfig } from './mcpConfig';
 import { join } from 'node:path';
 
 /** What the extension exports to other extensions and to its own host tests. */
@@ -90,6 +91,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
   );
   registerScheduleCommands(context, schedule);
   registerScheduleTools(context, schedule);
+  registerCopyMcpConfig(context, storeDir);
 
   // Features created after the views; the webview's requests reach them through here.
   const late: { continuity?: Continuity; lander?: Lander; wakes?: WakeFeature } = {};

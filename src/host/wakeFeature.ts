@@ -5,7 +5,7 @@ import { fileLink, parseQuery, wakeQuerySchema, type LandingRef } from '../core/
 import type { WakeWhen } from '../core/wake/contract';
 import { coalesce, type WakeTrigger } from '../core/wake/coalesce';
 import { jobStatus, pulseEventOfRow, pulseWakeIds, renderPulse, summaryFromLogTail, type PulseEvent } from '../core/wake/pulse';
-import { capRoom, describeWake, HELD_WORDS, mayDeliver, unreachableTooLong, type ClaimedWake, type HeldReason, type WakeOutcome, type WakeRow } from '../core/wake/row';
+import { capRoom, describeWake, HELD_WORDS, mayDeliver, nextDueAt, unreachableTooLong, type ClaimedWake, type HeldReason, type WakeOutcome, type WakeRow } from '../core/wake/row';
 import { resumePack } from '../core/continuity';
 import { writeEvidence } from '../node/evidence';
 import { randomBase36 } from '../node/ids';
@@ -30,6 +30,8 @@ const RECEIPT_TIMEOUT_MS = 20_000;
 /** A wake held because the chat could not be reached is tried again after this long. */
 const RETRY_UNREACHABLE_MS = 20_000;
 const HEARTBEAT_MS = 30_000;
+/** How soon a window looks again at a due wake that its MCP session still keeps. */
+const KEPT_RECHECK_MS = 2_000;
 
 interface Buffered {
   claimed: ClaimedWake;
@@ -494,10 +496,12 @@ export class WakeFeature implements vscode.Disposable {
       const due = await this.store.claimDue(this.claimer(), { eligible: this.eligible, maxLatenessMs: setting('catchUp.reminderMaxLatenessHours', 12) * 3600_000 });
       for (const c of due.claimed) this.enqueue(c, { ...pulseEventOfRow(c.row), reason: 'timer' });
       await this.releaseHeld();
-      const next = await this.store.nextTimerAt();
       const rows = await this.store.list();
+      const next = nextDueAt(rows.filter((r) => mayDeliver(r, this.folders())));
       const retry = rows.some((r) => r.status === 'held' && r.heldReason === 'unreachable') ? RETRY_UNREACHABLE_MS : MAX_SLEEP_MS;
-      this.arm(next ? Math.min(retry, next.getTime() - Date.now()) : retry);
+      const untilNext = next ? next.getTime() - Date.now() : Infinity;
+      // A due wake its MCP session still keeps (src/core/wake/row.ts keptBySession) is looked at again shortly, not in a tight loop.
+      this.arm(Math.min(retry, untilNext > 0 ? untilNext : KEPT_RECHECK_MS));
     } catch (err) {
       this.log.warn(`wake timers: ${String(err)}`);
       this.arm(MAX_SLEEP_MS);

@@ -11,6 +11,7 @@ export const COMMANDS = {
   openPanel: 'lifeThread.openPanel',
   openLanding: 'lifeThread.openLanding',
   setApiKey: 'lifeThread.setApiKey',
+  copyMcpConfig: 'lifeThread.copyMcpConfig',
 } as const;
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];
 
