@@ -5,12 +5,13 @@
  * Also: Copy MCP Server Config gives the lines with this store and its shim.
  */
 import * as assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { EXTENSION_ID } from '../../../../../src/shared/commands';
+import { mcpConfigText, mcpServerCommand, shimPath } from '../../../../../src/core/mcpConfig';
 import { wakeRowSchema } from '../../../../../src/core/wake/row';
 import { lifeThread, waitFor } from '../../../helpers';
 import { ScriptedModel } from '../../../scriptedModel';
@@ -33,15 +34,9 @@ describe('MCP wakes in the real extension host', () => {
     const api = await lifeThread();
     const folder = vscode.workspace.workspaceFolders?.[0];
     assert.ok(folder, 'the test workspace is open');
-    const ext = vscode.extensions.getExtension(EXTENSION_ID);
-    assert.ok(ext);
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [join(ext.extensionPath, 'dist', 'cli.js'), 'mcp', '--store', api.storeDir],
-      cwd: folder.uri.fsPath,
-      env: { ...(process.env as Record<string, string>), ELECTRON_RUN_AS_NODE: '1' },
-      stderr: 'pipe',
-    });
+    // Started as the copied config starts it: the shim in the store, `mcp --store <store>`.
+    const { command, args } = mcpServerCommand(api.storeDir);
+    const transport = new StdioClientTransport({ command, args, cwd: folder.uri.fsPath, env: process.env as Record<string, string>, stderr: 'pipe' });
     const client = new Client({ name: 'host-test-agent', version: '1.0.0' });
     await client.connect(transport);
     const res = (await client.callTool({ name: 'lifethread_sendToLifeThread', arguments: { text: 'WAKE-MCP-FALLBACK the agent left', delay_seconds: 4 } })) as CallToolResult;
@@ -73,8 +68,11 @@ describe('MCP wakes in the real extension host', () => {
   it('Copy MCP Server Config gives the lines for every client with this store and its shim', async () => {
     const api = await lifeThread();
     const text = await vscode.commands.executeCommand<string>('lifeThread.copyMcpConfig');
-    assert.ok(text.includes(`claude mcp add life-thread -- ${join(api.storeDir, 'bin', 'life-thread')} mcp --store ${api.storeDir}`) || text.includes('claude mcp add life-thread -- \''), text);
-    assert.ok(text.includes(`command = ${JSON.stringify(join(api.storeDir, 'bin', 'life-thread'))}`));
-    assert.ok(text.includes(`"args": [\n          "mcp",\n          "--store",\n          ${JSON.stringify(api.storeDir)}`));
+    const shim = join(api.storeDir, 'bin', 'life-thread');
+    assert.equal(text, mcpConfigText(api.storeDir), 'the command copies the config src/core/mcpConfig.ts writes');
+    assert.equal(shimPath(api.storeDir), shim, 'the shim it names is the one the extension writes for its terminals');
+    assert.ok(existsSync(shim), `${shim} exists`);
+    const json = JSON.parse(text.slice(text.indexOf('\n{') + 1, text.indexOf('\n}\n') + 2)) as unknown;
+    assert.deepEqual(json, { mcpServers: { 'life-thread': { command: shim, args: ['mcp', '--store', api.storeDir] } } });
   });
 });
