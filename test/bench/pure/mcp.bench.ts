@@ -10,7 +10,8 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -19,16 +20,23 @@ import { parseWakeInput } from '../../../src/core/wake/contract';
 import { cliHolder } from '../../../src/node/liveness';
 import { ScheduleStore } from '../../../src/node/schedule';
 import { WakeStore } from '../../../src/node/wakes';
-import { ROOT } from '../../runner/codeServer';
 import { percentile, round, writeFigures, type Figure } from '../figures';
 
+/** The checkout: the folder above this file with package.json and the CLI's sources. */
+function repoRoot(): string {
+  for (let d = __dirname; d !== dirname(d); d = dirname(d)) if (existsSync(join(d, 'package.json')) && existsSync(join(d, 'src', 'cli', 'main.ts'))) return d;
+  throw new Error(`no checkout above ${__dirname}`);
+}
+const ROOT = repoRoot();
 const RESULTS = process.env.LIFE_THREAD_RESULTS ?? join(ROOT, 'test-results');
 const CLI = join(ROOT, 'dist', 'cli.js');
 const ROWS = 1000;
 const CALLS = 60;
 const CLI_RUNS = 20;
-const WAITS = 40;
-const WAIT_BATCH = 4;
+const WAITS = 30;
+const WAIT_BATCH = 2;
+/** Time for the waiter's process to start before the wake is due: lateness is the wait's, not the process start's. */
+const LEAD_MS = 3000;
 const env = { ...process.env, TZ: 'UTC', LIFE_THREAD_STORE: '' };
 
 function cliAdd(store: string, i: number): Promise<number> {
@@ -113,11 +121,10 @@ async function waitLateness(figures: Record<string, Figure>): Promise<void> {
     for (let b = 0; b < WAITS / WAIT_BATCH; b++) {
       const runs: Promise<number>[] = [];
       for (let k = 0; k < WAIT_BATCH; k++) {
-        // Due after the waiter has surely started (a process start is well under 1.5 s here).
         const now = new Date();
         const parsed = parseWakeInput({ text: `bench ${b}.${k}`, delay_seconds: 2 }, { now, tz: 'UTC' });
         if (parsed.kind !== 'wake' || parsed.nextRunAt === null) throw new Error('not a timer wake');
-        const due = new Date(now.getTime() + 1500 + k * 100);
+        const due = new Date(now.getTime() + LEAD_MS + k * 100);
         const row = await wakes.add({ ...parsed, nextRunAt: due }, { now, owner });
         runs.push(waitLate(store, row.id, due.getTime()));
       }
