@@ -30,6 +30,7 @@ export type FlagName =
   | 'job-id'
   | 'thread'
   | 'cancel-token'
+  | 'landing'
   | 'timeout'
   | 'wake';
 
@@ -55,6 +56,7 @@ const FLAGS: Record<FlagName, 'bool' | 'value'> = {
   'job-id': 'value',
   thread: 'value',
   'cancel-token': 'value',
+  landing: 'value',
   timeout: 'value',
   wake: 'value',
 };

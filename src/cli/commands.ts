@@ -17,6 +17,7 @@ import { WakeStore } from '../node/wakes';
 import { CLI_WAKE_FIELDS, DELAY_MAX_SECONDS, parseWakeInput } from '../core/wake/contract';
 import { describeWake, nextDueAt, type WakeRow } from '../core/wake/row';
 import { ownerOf } from '../core/claim';
+import { landingFromInput } from '../node/landingInput';
 import { has, lockWaitFromEnv, parseHours, parseTimeoutMinutes, valueOf, type ParsedArgs } from './args';
 import { factSummary, isCommandRow, rowLine, scheduleWords, zoneNote, type ZoneSource } from './format';
 
@@ -437,6 +438,9 @@ export async function doctor(ctx: Context): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 // wake add | list | cancel (fired by the extension, which starts a chat turn, or by `wait` / `mcp`: ./agentVerbs.ts)
 
+/** Life Thread's own links from a terminal: desktop VS Code's scheme and code-server's. */
+const CLI_URI_SCHEMES = ['vscode', 'vscode-insiders', 'code-oss'];
+
 function wakeStore(ctx: Context): WakeStore {
   return new WakeStore({ dir: ctx.storeDir, lockWaitMs: lockWaitFromEnv(ctx.env) });
 }
@@ -461,11 +465,13 @@ export async function wakeAdd(ctx: Context): Promise<void> {
     job_id: valueOf(ctx.args, 'job-id'),
     thread_id: valueOf(ctx.args, 'thread'),
     cancel_token: valueOf(ctx.args, 'cancel-token'),
+    landing: valueOf(ctx.args, 'landing'),
   };
   const parsed = parseWakeInput(input, { now, tz: ctx.tz, fieldNames: CLI_WAKE_FIELDS });
   // A call with only a cancel token cancels in the tool; on the CLI that is 'wake cancel K'.
   if (parsed.kind === 'cancel') throw new InputError('text', `is missing: give --text T; to cancel, use 'life-thread wake cancel ${parsed.cancelToken}'`);
-  const row = await wakeStore(ctx).add(parsed, { now, owner: ownerOf(cliHolder(), { kind: 'cli', cwd: ctx.cwd }) });
+  const landing = parsed.landing ? await landingFromInput(parsed.landing, { cwd: ctx.cwd, uriSchemes: CLI_URI_SCHEMES, field: 'landing' }) : undefined;
+  const row = await wakeStore(ctx).add(parsed, { now, owner: ownerOf(cliHolder(), { kind: 'cli', cwd: ctx.cwd }), ...(landing ? { landing } : {}) });
   if (ctx.json) return emitJson(ctx, row);
   const thread = row.threadId === undefined ? '' : ` in thread ${row.threadId}`;
   const token = row.cancelToken === undefined ? '' : `; cancel with 'life-thread wake cancel ${row.cancelToken}'`;

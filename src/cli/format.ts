@@ -22,6 +22,7 @@ Usage:
   life-thread dispatch --once [--reminder-max-lateness-hours H] [--command-max-lateness-hours H]
   life-thread doctor
   life-thread wake add --text T (--delay-seconds N | --at W | --on job.done --job-id ID | --on presence.online | --on scm.changed) [--thread T] [--cancel-token K]
+                       [--landing URI|JSON]
                        [--allow-nested]
   life-thread wake list
   life-thread wake cancel K

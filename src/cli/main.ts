@@ -34,7 +34,7 @@ const ROUTES: Record<string, Record<string, Verb>> = {
     log: { flags: [], run: cmd.scheduleLog },
   },
   wake: {
-    add: { flags: ['text', 'delay-seconds', 'at', 'on', 'job-id', 'thread', 'cancel-token', 'allow-nested'], run: cmd.wakeAdd },
+    add: { flags: ['text', 'delay-seconds', 'at', 'on', 'job-id', 'thread', 'cancel-token', 'landing', 'allow-nested'], run: cmd.wakeAdd },
     list: { flags: [], run: cmd.wakeList },
     cancel: { flags: [], run: cmd.wakeCancel },
   },

@@ -434,3 +434,44 @@ export function resolveAnchorIn(index: TextIndex, anchor: CodeAnchor, locateSymb
 export function resolveAnchor(text: string, anchor: CodeAnchor, locateSymbol?: SymbolLocator): AnchorResolution {
   return resolveAnchorIn(prepareText(text), anchor, locateSymbol);
 }
+
+/** A text a resolver can index: a document's identity, its version, and its text (read only when needed). */
+export interface VersionedText {
+  key: string;
+  version: number;
+  getText(): string;
+}
+
+/**
+ * The index of each document's current version, kept so that resolving many anchors in one file
+ * (a landing, the tool, a topic's anchors) indexes it once per version, not once per anchor. Holds
+ * the last `max` documents.
+ */
+export class AnchorIndexCache {
+  private readonly entries = new Map<string, { version: number; index: TextIndex }>();
+  constructor(private readonly max = 16) {}
+
+  indexOf(doc: VersionedText): TextIndex {
+    const hit = this.entries.get(doc.key);
+    if (hit && hit.version === doc.version) {
+      // Most recently used last.
+      this.entries.delete(doc.key);
+      this.entries.set(doc.key, hit);
+      return hit.index;
+    }
+    const index = prepareText(doc.getText());
+    this.entries.delete(doc.key);
+    this.entries.set(doc.key, { version: doc.version, index });
+    while (this.entries.size > this.max) {
+      const oldest = this.entries.keys().next().value;
+      if (oldest === undefined) break;
+      this.entries.delete(oldest);
+    }
+    return index;
+  }
+
+  /** Resolves `anchor` in `doc` through the ladder, on the document's cached index. */
+  resolve(doc: VersionedText, anchor: CodeAnchor, locateSymbol?: SymbolLocator): AnchorResolution {
+    return resolveAnchorIn(this.indexOf(doc), anchor, locateSymbol);
+  }
+}

@@ -66,19 +66,20 @@ const mocha: Recogniser = (lines) => {
 const nodeTest: Recogniser = (lines) => {
   const fail = lastIndex(lines, /^(?:#|ℹ)\s+fail\s+(\d+)\s*$/);
   if (!fail) return undefined;
-  const block = (key: string): number => {
+  // undefined when the runner did not print the line (a hand-written "# fail 1" has no "# tests").
+  const block = (key: string): number | undefined => {
     for (let i = Math.max(0, fail.at - 4); i <= fail.at + 6 && i < lines.length; i++) {
       const m = new RegExp(`^(?:#|ℹ)\\s+${key}\\s+(\\d+)\\s*$`).exec(lines[i] ?? '');
       if (m) return num(m[1]);
     }
-    return 0;
+    return undefined;
   };
   const stated: Count[] = [
-    [block('skipped'), 'skipped'],
-    [block('todo'), 'todo'],
-    [block('cancelled'), 'cancelled'],
+    [block('skipped') ?? 0, 'skipped'],
+    [block('todo') ?? 0, 'todo'],
+    [block('cancelled') ?? 0, 'cancelled'],
   ];
-  const passed = block('pass');
+  const passed = block('pass') ?? 0;
   const failed = num(fail.m[1]);
   return { at: fail.at, text: `node:test: ${counts(passed, failed, stated)}${totalNote(block('tests'), passed + failed + sum(stated))}` };
 };
@@ -255,23 +256,30 @@ const nodeUncaught: Recogniser = (lines) => {
 const RECOGNISERS: Recogniser[] = [nodeTest, jestVitest, pytest, mocha, playwright, goTest, cargoTest, cargoBuild, tsc, eslint, plain, nodeUncaught];
 
 export function summarize(log: string, max = 160): string {
-  const lines = stripControl(log).split('\n');
+  return summarizeLines(stripControl(log).split('\n'), max).text;
+}
+
+/**
+ * The summary of output already stripped of control codes and split into lines, and the line it was
+ * read from (0-based; absent when the output has no meaningful line) — where a landing should point.
+ */
+export function summarizeLines(lines: readonly string[], max = 160): { text: string; at?: number } {
   let best: Found | undefined;
   for (const r of RECOGNISERS) {
     const f = r(lines);
     if (f && (!best || f.at > best.at)) best = f;
   }
-  const text = best?.text ?? lastMeaningfulLine(lines) ?? '';
-  return cut(text, max);
+  const found = best ?? lastMeaningfulLine(lines);
+  return found ? { text: cut(found.text, max), at: found.at } : { text: '' };
 }
 
-function lastMeaningfulLine(lines: readonly string[]): string | undefined {
+function lastMeaningfulLine(lines: readonly string[]): Found | undefined {
   for (let i = lines.length - 1; i >= 0; i--) {
     const line = (lines[i] ?? '').trim();
     if (!/[\p{L}\p{N}]/u.test(line)) continue; // blank, rules, box drawing
     if (/^\[life-thread\]/.test(line)) continue;
     if (/^… \[cut \d+ characters\] …$/.test(line)) continue;
-    return line.replace(/\s+/g, ' ');
+    return { at: i, text: line.replace(/\s+/g, ' ') };
   }
   return undefined;
 }

@@ -160,7 +160,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
   const continuity = new Continuity(context, model, panel, log);
   continuity.register();
   late.continuity = continuity;
-  chat.recorder = { topic: () => continuity.currentTopic(), record: (t, id, role, text) => continuity.record(t, id, role, text), mint: () => Continuity.mint() };
+  chat.recorder = {
+    // A wake's pulse belongs to its thread's topic (design: threads are topics); anything else to the current topic.
+    topic: (request) => hookRef.wakes?.topicOfPulse(request.prompt) ?? continuity.currentTopic(),
+    record: (t, id, role, text) => continuity.record(t, id, role, text),
+    mint: () => Continuity.mint(),
+  };
   registerLifeAgent(chat, { afterTurn, doctor, store, continuity, wakes: () => hookRef.wakes });
 
 
@@ -176,7 +181,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
   late.wakes = wakes;
   context.subscriptions.push(
     wakes,
-    jobs.onDidEndJob((e) => wakes.triggers.commandEnded({ source: 'command', jobId: e.id, exitCode: e.exitCode ?? undefined, endedAt: e.endedAt, logPath: e.logPath })),
+    jobs.onDidEndJob((e) => wakes.triggers.commandEnded({ source: 'command', jobId: e.id, exitCode: e.exitCode ?? undefined, endedAt: e.endedAt, logPath: e.logPath, output: e.output })),
   );
   registerWakeSurfaces(context, wakes);
   doctor.addSection('Wakes', () => wakes.doctorSection());

@@ -1,21 +1,22 @@
 import * as vscode from 'vscode';
 import type { ClaimedRun } from '../core/dispatch';
 import type { CommandRow, Fact } from '../core/schema';
-import { summarize } from '../core/summary';
+import { readOutput, type JobOutput } from '../core/wake/pulse';
 import { settleCommandRun } from '../node/alerts';
 import type { FiredOutcome } from '../node/fire';
 import { fireCommandRow, logPath, readLog } from '../node/jobs';
 import type { ScheduleStore } from '../node/schedule';
 import type { FeedFeature } from './feedFeature';
 
-/** A job's end, published for the wake (job.done): id, status, exit code, summary, and where its log is. */
+/** A job's end, published for the wake (job.done): id, status, exit code, its output read once, and where its log is. */
 export interface JobEnd {
   id: string;
   status: 'succeeded' | 'failed' | 'unknown' | 'lost';
   exitCode: number | null;
-  summary: string;
+  output: JobOutput;
   logPath: string;
   endedAt: number;
+  cwd?: string;
 }
 
 export interface JobStart {
@@ -66,11 +67,12 @@ export class CommandJobs implements vscode.Disposable {
     const store = this.store;
     const log = outcome.recorded ? await readLog(store.dir, outcome.id) : null;
     const fact = outcome.fact;
+    const output = readOutput(log ?? '', { truncated: false });
     this._onDidEndJob.fire({
       id: outcome.id,
       status: statusOf(fact),
       exitCode: fact.exitCode ?? null,
-      summary: log ? summarize(log) : (fact.error ?? ''),
+      output: output.summary === '' && fact.error ? { ...output, summary: fact.error } : output,
       logPath: logPath(store.dir, outcome.id),
       endedAt: Date.now(),
     });

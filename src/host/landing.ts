@@ -2,7 +2,9 @@ import * as vscode from 'vscode';
 import { readFile } from 'node:fs/promises';
 import { join, dirname } from 'node:path';
 import { existsSync } from 'node:fs';
-import { prepareText, resolveAnchorIn, type AnchorResolution, type CodeAnchor, type TextRange } from '../core/codeAnchor';
+import { AnchorIndexCache, type AnchorResolution, type CodeAnchor, type TextRange } from '../core/codeAnchor';
+import type { LandingInput } from '../core/wake/contract';
+import { landingFromInput } from '../node/landingInput';
 import { InputError } from '../core/errors';
 import { anchorQuerySchema, decodeRef, isInsideFolders, landQuerySchema, parseDeepLink, parseQuery, parseRef, type DeepLink, type LandingRef } from '../core/landing';
 import { parseExportJsonl, spanOf } from '../core/transcript';
@@ -59,6 +61,16 @@ function symbolLocator(symbols: readonly vscode.DocumentSymbol[] | undefined): (
   };
 }
 
+/** The "Class.member" path of the innermost symbol whose range holds `line` (0-based). */
+function innermostSymbol(list: readonly vscode.DocumentSymbol[], line: number, prefix = ''): string | undefined {
+  for (const s of list) {
+    if (s.range.start.line > line || s.range.end.line < line) continue;
+    const name = prefix ? `${prefix}.${s.name}` : s.name;
+    return innermostSymbol(s.children ?? [], line, name) ?? name;
+  }
+  return undefined;
+}
+
 /**
  * One resolver for every LandingRef (design §4): deep links open a place and never re-resolve code;
  * CodeAnchors go down the ladder (exact → symbol → excerpt → orphaned). Only places inside the open
@@ -68,6 +80,8 @@ export class Lander {
   private readonly _onDidLand = new vscode.EventEmitter<LandResult>();
   readonly onDidLand = this._onDidLand.event;
   private readonly _onDidRefuse = new vscode.EventEmitter<string>();
+  /** Each document's index per version: many anchors in one file index it once. */
+  private readonly anchorIndex = new AnchorIndexCache();
   /** A link that was refused, with the reason shown to the user. */
   readonly onDidRefuse = this._onDidRefuse.event;
 
@@ -158,12 +172,43 @@ export class Lander {
     return { kind: 'file', opened: `${path}${range ? ` lines ${range.startLine}-${range.endLine}` : ''}`, uri: doc.uri.toString(), ...(range ? { range } : {}) };
   }
 
+  /**
+   * A caller's landing (a wake's `landing`, design §9) as a LandingRef: a deep link is checked; a code
+   * anchor on lines of a workspace file takes its excerpt from the document now and the innermost
+   * symbol around it from the document symbol provider (unless one is given). Throws InputError.
+   */
+  async landingFor(input: LandingInput, field = 'landing'): Promise<LandingRef> {
+    const cwd = folders()[0] ?? process.cwd();
+    const ref = await landingFromInput(input, {
+      cwd,
+      uriSchemes: this.uriSchemes,
+      field,
+      readText: async (path) => {
+        if (!isInsideFolders(path, folders())) throw new InputError(`${field}.path`, `${path} is outside the open workspace folders`);
+        return (await vscode.workspace.openTextDocument(vscode.Uri.file(path))).getText();
+      },
+      symbolAt: async (path, line) => {
+        const symbols = await vscode.commands.executeCommand<vscode.DocumentSymbol[] | undefined>('vscode.executeDocumentSymbolProvider', vscode.Uri.file(path)).then(undefined, () => undefined);
+        return innermostSymbol(symbols ?? [], line);
+      },
+    });
+    if (ref.kind === 'code_anchor') this.guardPath(ref.anchor.path);
+    return ref;
+  }
+
+  /** A CodeAnchor on a line of a workspace file (a failed job's code locus). */
+  async anchorAt(path: string, line: number): Promise<CodeAnchor> {
+    const ref = await this.landingFor({ kind: 'anchor', path, startLine: line, endLine: line });
+    if (ref.kind !== 'code_anchor') throw new InputError('path', `${path} is not a file`);
+    return ref.anchor;
+  }
+
   async resolveAnchor(anchor: CodeAnchor): Promise<AnchorResolution> {
     this.guardPath(anchor.path);
     const uri = vscode.Uri.file(anchor.path);
     const doc = await vscode.workspace.openTextDocument(uri);
     const symbols = anchor.symbol ? await vscode.commands.executeCommand<vscode.DocumentSymbol[] | undefined>('vscode.executeDocumentSymbolProvider', uri) : undefined;
-    return resolveAnchorIn(prepareText(doc.getText()), anchor, symbolLocator(symbols));
+    return this.anchorIndex.resolve({ key: doc.uri.toString(), version: doc.version, getText: () => doc.getText() }, anchor, symbolLocator(symbols));
   }
 
   private async landAnchor(anchor: CodeAnchor): Promise<LandResult> {

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { LogCap } from '../core/logcap';
+import { readOutput, type JobOutput } from '../core/wake/pulse';
 import { setting } from './settings';
 import { isOfflineModel } from './offlineModel';
 
@@ -10,8 +11,8 @@ export interface JobEndEvent {
   exitCode: number | undefined;
   /** When the job ended (ms); time-to-report-locus counts from here. */
   endedAt: number;
-  /** The job's output tail when it could be captured (terminal commands, command rows). */
-  outputTail?: string;
+  /** The job's output as read once at its source: plain text, summary, summary line (empty when none could be read). */
+  output: JobOutput;
   /** A file holding the job's log, when there is one (command rows). */
   logPath?: string;
   commandLine?: string;
@@ -19,6 +20,21 @@ export interface JobEndEvent {
   terminal?: vscode.Terminal;
   /** A terminal command: the terminal's name when the command started. */
   terminalName?: string;
+  /** Where the job ran: relative paths in its output are read from here. */
+  cwd?: string;
+}
+
+/** One command in a terminal, its output read as it runs. */
+interface ShellRun {
+  cap: LogCap;
+  /** The terminal's name when the command started. */
+  name: string;
+  pid?: number;
+  cwd?: string;
+  /** The output stream has ended. */
+  done: boolean;
+  endedAt?: number;
+  exitCode?: number;
 }
 
 export type TriggerEvent = { kind: 'job.done'; job: JobEndEvent } | { kind: 'presence.online'; why: string; at: number } | { kind: 'scm.changed'; repo: string; what: string; at: number };
@@ -34,7 +50,10 @@ export class Triggers implements vscode.Disposable {
   private readonly _onDidTrigger = new vscode.EventEmitter<TriggerEvent>();
   readonly onDidTrigger = this._onDidTrigger.event;
   private readonly subs: vscode.Disposable[] = [];
-  private readonly outputs = new Map<vscode.TerminalShellExecution, { cap: LogCap; name: string }>();
+  private readonly outputs = new Map<vscode.TerminalShellExecution, ShellRun>();
+  /** Shell runs that ended lately, for the task whose terminal ran them. */
+  private readonly recentRuns: { run: ShellRun; terminal: vscode.Terminal }[] = [];
+  private readonly taskPids = new Map<vscode.TaskExecution, number>();
   private awaySince: number | undefined;
   private hadModels = true;
   private readonly repoState = new Map<string, string>();
@@ -45,53 +64,109 @@ export class Triggers implements vscode.Disposable {
 
   start(): void {
     this.subs.push(
-      vscode.tasks.onDidStartTaskProcess((e) => this.running.add(e.execution.task.name)),
-      vscode.tasks.onDidEndTaskProcess((e) => {
-        this.running.delete(e.execution.task.name);
-        this.fire({ kind: 'job.done', job: { source: 'task', jobId: e.execution.task.name, exitCode: e.exitCode, endedAt: Date.now(), commandLine: describeTask(e.execution.task) } });
+      vscode.tasks.onDidStartTaskProcess((e) => {
+        this.running.add(e.execution.task.name);
+        this.taskPids.set(e.execution, e.processId);
       }),
-      vscode.window.onDidStartTerminalShellExecution((e) => {
-        this.running.add(`terminal:${e.terminal.name}`);
-        // Read at once: output that is not read from the start is lost (measured in the test host).
-        const cap = new LogCap(TAIL_CHARS);
-        this.outputs.set(e.execution, { cap, name: e.terminal.name });
-        void (async () => {
-          try {
-            for await (const chunk of e.execution.read()) cap.push(chunk);
-          } catch {
-            // the stream ends with the command
-          }
-        })();
-      }),
-      vscode.window.onDidEndTerminalShellExecution((e) => {
-        const started = this.outputs.get(e.execution);
-        this.outputs.delete(e.execution);
-        const name = started?.name ?? e.terminal.name;
-        this.running.delete(`terminal:${name}`);
-        this.running.delete(`terminal:${e.terminal.name}`);
-        const endedAt = Date.now();
-        // Let the output stream deliver its last chunk before the tail is taken.
-        setTimeout(() => {
-          this.fire({
-            kind: 'job.done',
-            job: {
-              source: 'terminal',
-              jobId: `terminal:${name}`,
-              exitCode: e.exitCode,
-              endedAt,
-              outputTail: started?.cap.toString() ?? '',
-              commandLine: e.execution.commandLine.value,
-              terminal: e.terminal,
-              terminalName: name,
-            },
-          });
-        }, 50);
-      }),
+      vscode.tasks.onDidEndTaskProcess((e) => void this.taskEnded(e)),
+      vscode.window.onDidStartTerminalShellExecution((e) => this.shellStarted(e)),
+      vscode.window.onDidEndTerminalShellExecution((e) => this.shellEnded(e)),
       vscode.window.onDidChangeWindowState((s) => this.onWindowState(s)),
       vscode.lm.onDidChangeChatModels(() => void this.onModels()),
     );
     void vscode.lm.selectChatModels().then((m) => (this.hadModels = m.some((x) => !isOfflineModel(x))));
     void this.watchGit();
+  }
+
+  /**
+   * A shell command started in a terminal — a user's command, or a shell task (its terminal has shell
+   * integration too). Its output is read from the start: output not read at once is lost.
+   */
+  private shellStarted(e: vscode.TerminalShellExecutionStartEvent): void {
+    this.running.add(`terminal:${e.terminal.name}`);
+    const cap = new LogCap(TAIL_CHARS);
+    const started: ShellRun = { cap, name: e.terminal.name, done: false, ...(e.execution.cwd ? { cwd: e.execution.cwd.fsPath } : {}) };
+    this.outputs.set(e.execution, started);
+    void Promise.resolve(e.terminal.processId).then((pid) => (started.pid = pid));
+    void (async () => {
+      try {
+        for await (const chunk of e.execution.read()) cap.push(chunk);
+      } catch {
+        // the stream ends with the command
+      }
+      started.done = true;
+    })();
+  }
+
+  private shellEnded(e: vscode.TerminalShellExecutionEndEvent): void {
+    const started = this.outputs.get(e.execution);
+    this.outputs.delete(e.execution);
+    const name = started?.name ?? e.terminal.name;
+    this.running.delete(`terminal:${name}`);
+    this.running.delete(`terminal:${e.terminal.name}`);
+    const endedAt = Date.now();
+    const run: ShellRun = started ?? { cap: new LogCap(TAIL_CHARS), name, done: true };
+    run.endedAt = endedAt;
+    run.exitCode = e.exitCode;
+    this.recentRuns.push({ run, terminal: e.terminal });
+    if (this.recentRuns.length > 20) this.recentRuns.shift();
+    // Let the output stream deliver its last chunk before the tail is taken.
+    setTimeout(() => {
+      // A task's command is the task's job: its end is reported with the task's (taskEnded).
+      if (this.isTaskTerminal(run, e.terminal)) return;
+      this.fire({
+        kind: 'job.done',
+        job: {
+          source: 'terminal',
+          jobId: `terminal:${name}`,
+          exitCode: e.exitCode,
+          endedAt,
+          output: readOutput(run.cap.toString(), { truncated: false }),
+          commandLine: e.execution.commandLine.value,
+          terminal: e.terminal,
+          terminalName: name,
+          ...(run.cwd ? { cwd: run.cwd } : {}),
+        },
+      });
+    }, 50);
+  }
+
+  private isTaskTerminal(run: ShellRun, terminal: vscode.Terminal): boolean {
+    const pids = new Set(this.taskPids.values());
+    return (run.pid !== undefined && pids.has(run.pid)) || vscode.tasks.taskExecutions.some((x) => x.task.name === terminal.name);
+  }
+
+  /**
+   * A task ended: its output is the shell execution of the terminal that ran it (matched by the shell's
+   * process id, else by the terminal's name), which may end a moment before or after the task's process.
+   */
+  private async taskEnded(e: vscode.TaskProcessEndEvent): Promise<void> {
+    const endedAt = Date.now();
+    const task = e.execution.task;
+    this.running.delete(task.name);
+    const pid = this.taskPids.get(e.execution);
+    this.taskPids.delete(e.execution);
+    const find = (): ShellRun | undefined =>
+      [...this.recentRuns].reverse().find((r) => (pid !== undefined && r.run.pid === pid) || (r.terminal.name === task.name && (r.run.endedAt ?? 0) >= endedAt - 5000))?.run;
+    let run = find();
+    for (let i = 0; i < 20 && (!run || !run.done); i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      run = find();
+    }
+    if (run) this.recentRuns.splice(this.recentRuns.findIndex((r) => r.run === run), 1);
+    const cwd = taskCwd(task);
+    this.fire({
+      kind: 'job.done',
+      job: {
+        source: 'task',
+        jobId: task.name,
+        exitCode: e.exitCode,
+        endedAt,
+        commandLine: describeTask(task),
+        output: readOutput(run ? run.cap.toString() : '', { truncated: false }),
+        ...(cwd ? { cwd } : {}),
+      },
+    });
   }
 
   /** Command rows' ends come from the job runner, not from VS Code events. */
@@ -152,6 +227,13 @@ export class Triggers implements vscode.Disposable {
     for (const s of this.subs) s.dispose();
     this._onDidTrigger.dispose();
   }
+}
+
+function taskCwd(task: vscode.Task): string | undefined {
+  const exec = task.execution;
+  const cwd = exec instanceof vscode.ShellExecution || exec instanceof vscode.ProcessExecution ? exec.options?.cwd : undefined;
+  if (cwd) return cwd;
+  return typeof task.scope === 'object' ? task.scope.uri.fsPath : vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
 }
 
 function describeTask(task: vscode.Task): string {

@@ -4,14 +4,17 @@ import { InputError } from '../core/errors';
 import { fileLink, parseQuery, wakeQuerySchema, type LandingRef } from '../core/landing';
 import type { WakeWhen } from '../core/wake/contract';
 import { coalesce, type WakeTrigger } from '../core/wake/coalesce';
-import { jobStatus, pulseEventOfRow, pulseWakeIds, renderPulse, summaryFromLogTail, type PulseEvent } from '../core/wake/pulse';
+import { jobStatus, pulseEventOfRow, pulseWakeIds, renderPulse, type PulseEvent } from '../core/wake/pulse';
+import { findCodeLocus } from '../core/codeLocus';
+import type { CodeAnchor } from '../core/codeAnchor';
+import { existsSync } from 'node:fs';
 import { capRoom, describeWake, HELD_WORDS, mayDeliver, nextDueAt, unreachableTooLong, type ClaimedWake, type HeldReason, type WakeOutcome, type WakeRow } from '../core/wake/row';
 import { resumePack } from '../core/continuity';
 import { writeEvidence } from '../node/evidence';
 import { randomBase36 } from '../node/ids';
 import { holderFor, processLiveness } from '../node/liveness';
 import { readDecisions } from '../node/topicFiles';
-import { WakeStore, readLogTail } from '../node/wakes';
+import { WakeStore } from '../node/wakes';
 import { sendToLifeThread, type WakeToolAnswer } from '../node/tools/wakeTool';
 import type { Continuity } from './continuity';
 import type { FeedFeature } from './feedFeature';
@@ -85,6 +88,9 @@ export class WakeFeature implements vscode.Disposable {
   readonly metrics: WakeMetric[] = [];
   private readonly _onDidDeliver = new vscode.EventEmitter<WakeMetric & { text: string; landing?: LandResult }>();
   readonly onDidDeliver = this._onDidDeliver.event;
+  private readonly _onDidReceive = new vscode.EventEmitter<{ ids: string[]; at: number }>();
+  /** The @life handler has a pulse (the moment job_end_to_pulse counts to). */
+  readonly onDidReceive = this._onDidReceive.event;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -145,6 +151,7 @@ export class WakeFeature implements vscode.Disposable {
   async received(prompt: string): Promise<WakeRow[]> {
     const ids = pulseWakeIds(prompt);
     if (ids.length === 0) return [];
+    this._onDidReceive.fire({ ids, at: Date.now() });
     const delivered = await this.store.delivered(ids, { delivered: true, via: 'life' }).catch((err: unknown) => {
       this.log.warn(`wake receipt: ${String(err)}`);
       return [] as string[];
@@ -188,6 +195,7 @@ export class WakeFeature implements vscode.Disposable {
         this.arm(0);
         this.refreshView();
       },
+      landing: (input, field) => this.lander.landingFor(input, field),
       note: () => (this.paused ? ' Wakes are paused: it will wait until they are resumed.' : ''),
     });
   }
@@ -240,39 +248,50 @@ export class WakeFeature implements vscode.Disposable {
     };
   }
 
-  /** The job-finish pipeline: artifact → evidence surface → deep link → enqueue, only for jobs a wake waits on. */
+  /**
+   * The job-finish pipeline (design §3): artifact → evidence surface → deep link → enqueue, only for
+   * jobs a wake waits on. A failed job whose output names a place in the workspace lands there (a
+   * CodeAnchor the ladder re-finds after edits); otherwise on the evidence's summary line.
+   */
   private async jobEnded(job: JobEndEvent): Promise<void> {
     const match = this.jobMatcher(job);
     if (!(await this.store.list()).some(match)) return;
-    let text = job.outputTail ?? '';
-    let truncated = false;
-    let evidencePath = job.logPath;
-    if (job.logPath) {
-      const t = await readLogTail(job.logPath).catch(() => ({ text: '', truncated: false, size: 0 }));
-      text = t.text;
-      truncated = t.truncated;
-    }
-    const summary = summaryFromLogTail(text, { truncated });
+    const output = job.output;
     let landing: LandingRef | undefined;
-    if (!evidencePath) {
-      const ev = await writeEvidence(this.storeDir, `job-${randomBase36(8)}`, job, text, summary).catch((err: unknown) => {
+    if (job.logPath) {
+      // A command row's log is its evidence already (redacted, capped); land on its summary line.
+      const line = output.summaryLine !== undefined ? output.summaryLine + 1 : undefined;
+      landing = { kind: 'deep_link', uri: line !== undefined ? fileLink(job.logPath, line, line) : fileLink(job.logPath) };
+    } else {
+      const ev = await writeEvidence(this.storeDir, `job-${randomBase36(8)}`, job, output.text, output.summaryLine).catch((err: unknown) => {
         this.log.warn(`evidence for ${job.jobId}: ${String(err)}`);
         return undefined;
       });
-      if (ev) {
-        evidencePath = ev.path;
-        const line = ev.focusLine ?? ev.lines;
-        landing = { kind: 'deep_link', uri: fileLink(ev.path, line, line) };
-      }
-    } else {
-      landing = { kind: 'deep_link', uri: fileLink(evidencePath) };
+      if (ev) landing = { kind: 'deep_link', uri: ev.focusLine !== undefined ? fileLink(ev.path, ev.focusLine, ev.focusLine) : fileLink(ev.path) };
     }
     const status = jobStatus(job.exitCode);
-    const outcome: WakeOutcome = { jobStatus: status, exitCode: job.exitCode ?? null, summary, ...(landing ? { landing } : {}), desk: 'none' };
+    if (status === 'failed') {
+      const anchor = await this.codeLocus(output.text, job);
+      if (anchor) landing = { kind: 'code_anchor', anchor };
+    }
+    const outcome: WakeOutcome = { jobStatus: status, exitCode: job.exitCode ?? null, summary: output.summary, ...(landing ? { landing } : {}), desk: 'none' };
     const claimed = await this.store.claimTriggered(match, outcome, this.claimer());
     for (const c of claimed) {
       this.terminalBindings.delete(c.id);
       this.enqueue(c, { ...pulseEventOfRow(c.row), reason: 'job.done', job: { id: job.jobId, status, exitCode: job.exitCode ?? null } }, job.endedAt);
+    }
+  }
+
+  /** The code locus a failed job's output names, as a CodeAnchor taken from the file as it is now. */
+  private async codeLocus(text: string, job: JobEndEvent): Promise<CodeAnchor | undefined> {
+    const roots = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+    const locus = findCodeLocus(text, roots, { ...(job.cwd ? { cwd: job.cwd } : {}), isFile: (p) => existsSync(p) });
+    if (!locus) return undefined;
+    try {
+      return await this.lander.anchorAt(locus.path, locus.line);
+    } catch (err) {
+      this.log.warn(`code locus ${locus.path}:${locus.line}: ${String(err)}`);
+      return undefined;
     }
   }
 
@@ -294,7 +313,8 @@ export class WakeFeature implements vscode.Disposable {
     const triggers: WakeTrigger[] = items.map((b) => ({
       reason: b.event.reason ?? b.claimed.row.when,
       at: b.at,
-      threadId: b.claimed.row.threadId ?? '',
+      // A wake without thread_id belongs to the workspace's current topic; wakes coalesce per topic.
+      threadId: b.claimed.row.threadId ?? this.continuity.currentTopic(),
       wakeIds: [b.claimed.id],
       ...(b.event.job ? { job: b.event.job } : {}),
       ...(b.event.summary !== undefined ? { summary: b.event.summary } : {}),
@@ -359,14 +379,21 @@ export class WakeFeature implements vscode.Disposable {
       });
     }
     const timeToLocusMs = d.endedAt !== undefined && landed ? Date.now() - d.endedAt : undefined;
-    const pulse = renderPulse(first.row, d.event, { maxChars: setting('wake.pulseMaxChars', 600) });
+    // A code anchor is named where the ladder found it now, and by which step (design §4).
+    let event = d.event;
+    let shownLanding: LandingRef | undefined;
+    if (landed?.anchor && event.landing?.kind === 'code_anchor') {
+      shownLanding = { kind: 'code_anchor', anchor: landed.anchor.healed };
+      event = { ...event, landing: shownLanding, landingStep: landed.anchor.step };
+    }
+    const pulse = renderPulse(first.row, event, { maxChars: setting('wake.pulseMaxChars', 600) });
     const topic = d.threadId ?? this.continuity.currentTopic();
     let text = pulse;
     if (!this.warmTopics.has(topic)) {
       const pack = await this.coldPack(topic);
       if (pack) text = `${pulse}\n\n(cold start: the continuity pack of topic ${topic} follows)\n${pack}`;
     }
-    const reason = d.event.reason ?? first.row.when;
+    const reason = event.reason ?? first.row.when;
     const metric = (via: WakeMetric['via'], timeToPulseMs?: number): WakeMetric => ({
       ids,
       reason,
@@ -377,6 +404,7 @@ export class WakeFeature implements vscode.Disposable {
       via,
     });
     const facts = { wakeChars: pulse.length, ...(timeToLocusMs !== undefined ? { timeToLocusMs } : {}) };
+    if (shownLanding) await this.store.annotate(ids, {}, { landing: shownLanding }).catch(() => undefined);
 
     if (setting<string>('wake.target', 'life') === 'agent') {
       // Agent mode gives no receipt: submitted, not seen (design §9).
@@ -390,7 +418,10 @@ export class WakeFeature implements vscode.Disposable {
         this.log.warn(`wake to agent mode: ${String(err)}`);
       }
     } else {
-      const got = this.waitForReceipt(ids, RECEIPT_TIMEOUT_MS);
+      for (const id of ids) this.deliveringTopics.set(id, topic);
+      const got = this.waitForReceipt(ids, RECEIPT_TIMEOUT_MS).finally(() => {
+        for (const id of ids) this.deliveringTopics.delete(id);
+      });
       try {
         // With no language model, the chat must be told to use the offline responder, or it refuses the request.
         const offline = (await realModels()).length === 0;
@@ -425,6 +456,17 @@ export class WakeFeature implements vscode.Disposable {
   }
 
   private readonly receiptTimes = new Map<string, number>();
+  /** The topic of each wake being delivered from this window, for the transcript its pulse goes to. */
+  private readonly deliveringTopics = new Map<string, string>();
+
+  /** The topic (thread) a pulse belongs to, when it is one this window is delivering. */
+  topicOfPulse(prompt: string): string | undefined {
+    for (const id of pulseWakeIds(prompt)) {
+      const t = this.deliveringTopics.get(id);
+      if (t !== undefined) return t;
+    }
+    return undefined;
+  }
 
   private receivedAt(ids: readonly string[]): number {
     return Math.max(...ids.map((id) => this.receiptTimes.get(id) ?? Date.now()));
@@ -613,5 +655,6 @@ export class WakeFeature implements vscode.Disposable {
     if (this.bufferTimer) clearTimeout(this.bufferTimer);
     for (const s of this.subs) s.dispose();
     this._onDidDeliver.dispose();
+    this._onDidReceive.dispose();
   }
 }

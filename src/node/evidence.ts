@@ -28,11 +28,14 @@ export interface WrittenEvidence {
   lines: number;
 }
 
+/** Marks the line to land on through redaction (which may join or split lines); a private-use character. */
+const FOCUS_MARK = '\uE000';
+
 /**
  * Writes the evidence of a job and prunes old evidence. `output` is the job's plain output (control
- * codes already stripped); `focus` is the text of the line to land on (the summary line).
+ * codes already stripped); `focusLine` (0-based in it) is the line to land on (the summary line).
  */
-export async function writeEvidence(storeDir: string, id: string, job: EvidenceJob, output: string, focus?: string): Promise<WrittenEvidence> {
+export async function writeEvidence(storeDir: string, id: string, job: EvidenceJob, output: string, focusLine?: number): Promise<WrittenEvidence> {
   const dir = join(storeDir, EVIDENCE_DIR);
   const header = [
     `# ${job.source} ${job.jobId}`,
@@ -41,24 +44,21 @@ export async function writeEvidence(storeDir: string, id: string, job: EvidenceJ
     `# ended: ${new Date(job.endedAt).toISOString()}`,
     '',
   ];
-  const body = redact(output.trim() === '' ? '(the job printed nothing that could be read)' : output.replace(/\s+$/, ''));
-  const text = `${header.join('\n')}\n${body}\n`;
+  const clean = output.replaceAll(FOCUS_MARK, '').replace(/\s+$/, '');
+  let marked = clean;
+  if (focusLine !== undefined && clean !== '') {
+    const lines = clean.split('\n');
+    if (focusLine >= 0 && focusLine < lines.length) lines[focusLine] = `${FOCUS_MARK}${lines[focusLine] ?? ''}`;
+    marked = lines.join('\n');
+  }
+  const body = redact(clean === '' ? '(the job printed nothing that could be read)' : marked);
+  const all = `${header.join('\n')}\n${body}`.split('\n');
+  const at = all.findIndex((l) => l.includes(FOCUS_MARK));
+  const text = `${all.join('\n').replaceAll(FOCUS_MARK, '')}\n`;
   const file = join(dir, `${id}.log`);
   await writeFileAtomic(file, text);
-  const all = text.split('\n');
-  const lines = all.length - 1;
-  let focusLine: number | undefined;
-  const want = focus?.trim();
-  if (want) {
-    for (let i = all.length - 1; i >= header.length; i--) {
-      if ((all[i] ?? '').includes(want)) {
-        focusLine = i + 1;
-        break;
-      }
-    }
-  }
   await pruneEvidence(dir).catch(() => undefined);
-  return { path: file, lines, ...(focusLine !== undefined ? { focusLine } : {}) };
+  return { path: file, lines: all.length, ...(at >= 0 ? { focusLine: at + 1 } : {}) };
 }
 
 /** Removes evidence older than 7 days, then the oldest until the folder holds at most 50 MB. */

@@ -4,6 +4,7 @@
  * wake (or a cancel). Pure.
  */
 import { z } from 'zod';
+import { TOPIC_RE } from '../continuity';
 import { InputError } from '../errors';
 import { describeInstant } from '../time/describe';
 import { parseWhen } from '../time/when';
@@ -102,6 +103,57 @@ export const jsonValueSchema = z.custom<JsonValue>((v) => payloadProblem(v) === 
 // ---------------------------------------------------------------------------------------------
 // The contract (snake_case, as the seed and the LM tool)
 
+/** A landing as a caller gives it (design §9 "landing"): a deep link, or lines of a file to anchor. */
+export const landingInputSchema = z.union([
+  z.object({ uri: z.string().min(1).max(8192) }).strict(),
+  z
+    .object({
+      path: z.string().min(1).max(4096),
+      symbol: z.string().max(300).optional(),
+      start_line: z.number().int().min(1).max(10_000_000),
+      end_line: z.number().int().min(1).max(10_000_000),
+    })
+    .strict(),
+]);
+export type LandingInput = { kind: 'uri'; uri: string } | { kind: 'anchor'; path: string; symbol?: string; startLine: number; endLine: number };
+
+/** Reads a caller's landing (an object, or for the CLI a URI or JSON text); InputError names `field`. */
+export function parseLandingInput(value: unknown, field = 'landing'): LandingInput {
+  let v = value;
+  if (typeof v === 'string') {
+    const t = v.trim();
+    if (t.startsWith('{')) {
+      try {
+        v = JSON.parse(t) as unknown;
+      } catch {
+        throw new InputError(field, 'is not valid JSON: give a URI, or { "path", "start_line", "end_line", "symbol"? }');
+      }
+    } else v = { uri: t };
+  }
+  // Read against the branch the caller meant, so the error names the field that is wrong.
+  const branch = typeof v === 'object' && v !== null && 'uri' in v ? landingInputSchema.options[0] : landingInputSchema.options[1];
+  const r = branch.safeParse(v);
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    const key = issue && issue.path.length > 0 ? String(issue.path[0]) : undefined;
+    const why: Record<string, string> = {
+      uri: 'must be a link: file:///abs/path#L10-L20, cdp://evidence/<id> or intercom://message/<topic>/<msg>#<start>-<end>',
+      path: 'must be a file path (absolute, or relative to the workspace folder)',
+      start_line: 'must be a whole line number from 1',
+      end_line: 'must be a whole line number from 1',
+      symbol: 'must be a symbol path like Class.member (at most 300 characters)',
+    };
+    throw new InputError(
+      key && key in why ? `${field}.${key}` : field,
+      key && key in why ? (why[key] ?? '') : 'must be { uri } or { path, symbol?, start_line, end_line } (1-based, inclusive lines)',
+    );
+  }
+  const d = r.data;
+  if ('uri' in d) return { kind: 'uri', uri: d.uri };
+  if (d.end_line < d.start_line) throw new InputError(`${field}.end_line`, `is before start_line (${d.end_line} < ${d.start_line})`);
+  return { kind: 'anchor', path: d.path, ...(d.symbol ? { symbol: d.symbol } : {}), startLine: d.start_line, endLine: d.end_line };
+}
+
 /**
  * `SendToLifeThread` input. The shape only; the rules between fields (text xor payload, a timer
  * needs delay_seconds xor at, job.done needs job_id, …) are applied by parseWakeInput.
@@ -113,14 +165,22 @@ export const wakeInputSchema = z
     delay_seconds: z.number().optional().describe('Timer: wake after this many seconds (whole number, 1 to 2592000 = 30 days).'),
     at: z.string().max(200).optional().describe("Timer: wake at this instant, words or ISO in the owner's zone ('in 20 minutes', 'tomorrow at 9', '2026-10-03 09:00'). Once only."),
     when: wakeWhenSchema.optional().describe('What wakes the thread; default timer.'),
-    job_id: z.string().optional().describe('job.done: a task name, terminal:<terminal name> (the next command that ends there) or a command row id c-….'),
+    job_id: z
+      .string()
+      .optional()
+      .describe('job.done: a task name, terminal:<terminal name> (the terminal that has that name now, or the next one opened with it; its next command that ends) or a command row id c-….'),
     thread_id: z.string().optional().describe('The thread to wake; default the life thread.'),
     cancel_token: z.string().optional().describe('A token to cancel this wake later; a call with only cancel_token cancels the pending wakes holding it.'),
+    landing: landingInputSchema
+      .optional()
+      .describe(
+        'Where to land when woken: { uri } (file:///abs/path#L10-L20, cdp://evidence/<id>, intercom://message/<topic>/<msg>#<start>-<end>) or a code anchor { path, symbol?, start_line, end_line } (1-based, inclusive; the excerpt is taken from the file now and re-found after edits).',
+      ),
   })
   .strict();
 export type WakeInput = z.infer<typeof wakeInputSchema>;
 
-export type WakeField = 'text' | 'payload' | 'delay_seconds' | 'at' | 'when' | 'job_id' | 'thread_id' | 'cancel_token' | 'tz';
+export type WakeField = 'text' | 'payload' | 'delay_seconds' | 'at' | 'when' | 'job_id' | 'thread_id' | 'cancel_token' | 'landing' | 'tz';
 /** Field names as the caller spells them (the CLI says `delay-seconds`, `on`, `job-id`). */
 export type WakeFieldNames = Partial<Record<WakeField, string>>;
 
@@ -133,6 +193,7 @@ export const CLI_WAKE_FIELDS: WakeFieldNames = {
   job_id: 'job-id',
   thread_id: 'thread',
   cancel_token: 'cancel-token',
+  landing: 'landing',
   tz: 'tz',
 };
 
@@ -147,6 +208,8 @@ export interface NewWake {
   cancelToken?: string;
   /** The owner's zone the input was read in. */
   tz: string;
+  /** Where to land, as the caller gave it (the host or CLI turns it into a LandingRef). */
+  landing?: LandingInput;
   /** Timer: the absolute instant; events: null. */
   nextRunAt: Date | null;
   /** "at Fri 3 Oct 09:00 CEST (07:00Z), in 2 h 14 min" / "when the task \"build\" ends". */
@@ -155,7 +218,7 @@ export interface NewWake {
 
 export type WakeInputResult = { kind: 'cancel'; cancelToken: string } | NewWake;
 
-const WAKE_FIELDS: readonly WakeField[] = ['text', 'payload', 'delay_seconds', 'at', 'when', 'job_id', 'thread_id', 'cancel_token'];
+const WAKE_FIELDS: readonly WakeField[] = ['text', 'payload', 'delay_seconds', 'at', 'when', 'job_id', 'thread_id', 'cancel_token', 'landing'];
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -185,7 +248,10 @@ export function parseWakeInput(input: unknown, opts: { now: Date; tz: string; fi
       throw new InputError(k, `is not a field of a wake (fields: ${WAKE_FIELDS.map((x) => f(x)).join(', ')})`);
     }
   }
-  const parsed = wakeInputSchema.safeParse(given);
+  // A landing is read on its own: the CLI gives it as a URI or JSON text.
+  const landing = Object.hasOwn(given, 'landing') ? parseLandingInput(given.landing, f('landing')) : undefined;
+  const { landing: _l, ...shape } = given;
+  const parsed = wakeInputSchema.safeParse(shape);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const key = String(issue?.path[0] ?? 'text') as WakeField;
@@ -221,10 +287,10 @@ export function parseWakeInput(input: unknown, opts: { now: Date; tz: string; fi
 
   const when: WakeWhen = w.when ?? 'timer';
   const tz = validateZone(opts.tz, f('tz'));
-  const threadId = w.thread_id === undefined ? undefined : checkName(w.thread_id, f('thread_id'), THREAD_ID_MAX);
+  const threadId = w.thread_id === undefined ? undefined : checkTopic(checkName(w.thread_id, f('thread_id'), THREAD_ID_MAX), f('thread_id'));
   const cancelToken = w.cancel_token === undefined ? undefined : checkToken(w.cancel_token, f('cancel_token'));
   const base = { kind: 'wake' as const, ...(text !== undefined ? { text } : {}), ...(hasPayload ? { payload } : {}), when, tz };
-  const extras = { ...(threadId !== undefined ? { threadId } : {}), ...(cancelToken !== undefined ? { cancelToken } : {}) };
+  const extras = { ...(threadId !== undefined ? { threadId } : {}), ...(cancelToken !== undefined ? { cancelToken } : {}), ...(landing ? { landing } : {}) };
 
   if (when !== 'timer') {
     if (w.delay_seconds !== undefined) throw new InputError(f('delay_seconds'), `applies only to ${f('when')}=timer (this wake is ${when})`);
@@ -295,6 +361,12 @@ function checkName(value: string, field: string, max: number): string {
   if (v.length > max) throw new InputError(field, `is ${v.length} characters; at most ${max}`);
   if (CONTROL.test(v)) throw new InputError(field, 'contains a control character or line break');
   return v;
+}
+
+/** A thread is a topic (its transcript and TopicDecisions live in a folder of that name). */
+function checkTopic(value: string, field: string): string {
+  if (!TOPIC_RE.test(value)) throw new InputError(field, `'${value}' is not a topic name: letters, digits, dot, dash or underscore, starting with a letter or digit, at most 100`);
+  return value;
 }
 
 function checkToken(value: string, field: string): string {

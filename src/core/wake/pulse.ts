@@ -4,7 +4,8 @@
  * and summary it names. Pure.
  */
 import type { LandingRef } from '../landing';
-import { summarize } from '../summary';
+import { stripControl } from '../controlCodes';
+import { summarizeLines } from '../summary';
 import { LOG_TAIL_BYTES, PULSE_MAX_CHARS, PULSE_SUMMARY_MAX, type DeskState, type JobStatus, type WakeWhen } from './contract';
 import type { WakeRow } from './row';
 
@@ -26,6 +27,20 @@ export function jobStatus(exitCode: number | undefined | null, lost = false): Jo
  * test packages, cargo binaries) cover only the tail.
  */
 export function summaryFromLogTail(tail: string, opts: { truncated?: boolean; max?: number } = {}): string {
+  return readOutput(tail, opts).summary;
+}
+
+/** A job's output as a person reads it: plain text, its summary, and the line the summary stands on. */
+export interface JobOutput {
+  /** The tail as the terminal showed it (control codes applied and stripped), a cut first line dropped. */
+  text: string;
+  summary: string;
+  /** 0-based line of `text` the summary was read from. */
+  summaryLine?: number;
+}
+
+/** The plain text, summary and summary line of the end of a job's output (see summaryFromLogTail). */
+export function readOutput(tail: string, opts: { truncated?: boolean; max?: number } = {}): JobOutput {
   let t = tail;
   let truncated = opts.truncated ?? t.length >= LOG_TAIL_BYTES;
   if (t.length > LOG_TAIL_BYTES) {
@@ -36,7 +51,9 @@ export function summaryFromLogTail(tail: string, opts: { truncated?: boolean; ma
     const nl = t.indexOf('\n');
     if (nl >= 0 && nl < t.length - 1) t = t.slice(nl + 1);
   }
-  return summarize(t, opts.max ?? PULSE_SUMMARY_MAX);
+  const text = stripControl(t);
+  const s = summarizeLines(text.split('\n'), opts.max ?? PULSE_SUMMARY_MAX);
+  return { text, summary: s.text, ...(s.at !== undefined ? { summaryLine: s.at } : {}) };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@
  *
  * Bundled apart (dist/mcp.js) and loaded only by this verb, so the SDK never slows other verbs.
  */
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import type { Readable, Writable } from 'node:stream';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -31,10 +31,12 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { ownerOf, type Holder } from '../../core/claim';
 import { InputError } from '../../core/errors';
+import { isInsideFolders } from '../../core/landing';
 import type { Owner } from '../../core/schema';
 import { pulseEventOfRow, renderPulse } from '../../core/wake/pulse';
 import type { ClaimedWake, WakeRow } from '../../core/wake/row';
 import { pulseHealthLine } from '../health';
+import { landingFromInput } from '../landingInput';
 import { holderFor, processLiveness } from '../liveness';
 import { ScheduleStore } from '../schedule';
 import { StoreError } from '../store';
@@ -46,6 +48,8 @@ import { callMcpTool, isMcpToolName, mcpTools, type McpToolHosts } from './catal
 
 /** How long a session that cannot take pushes leaves a due wake to a `life-thread wait` before it holds it for a window. */
 export const WAITER_FIRST_MS = 1000;
+/** Deep links a landing may use (VS Code's schemes; no window to ask for its own). */
+const URI_SCHEMES = ['vscode', 'vscode-insiders', 'code-oss'];
 const WAKE_URI = /^lifethread:\/\/wakes\/(w-[A-Za-z0-9_-]{1,40})$/;
 
 /** Claude Code channels (research preview): the capability and the notification its documentation names. */
@@ -176,6 +180,17 @@ export async function serveMcp(opts: McpServeOptions): Promise<void> {
       now: () => new Date(),
       zone: () => opts.tz,
       owner: { kind: 'mcp' },
+      // Outside a window: anchored from the file on disk inside the server's folder (no symbol provider).
+      landing: (input, field) =>
+        landingFromInput(input, {
+          cwd: opts.cwd,
+          uriSchemes: URI_SCHEMES,
+          field,
+          readText: async (p) => {
+            if (!isInsideFolders(p, [opts.cwd])) throw new InputError(`${field}.path`, `${p} is outside ${opts.cwd}`);
+            return readFile(p, 'utf8');
+          },
+        }),
       changed: () => courier.poke(),
       note: (row) =>
         channel()

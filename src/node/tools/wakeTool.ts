@@ -6,7 +6,8 @@
 import { InputError } from '../../core/errors';
 import type { Owner } from '../../core/schema';
 import { isCommandJob, type WakeRow } from '../../core/wake/row';
-import { parseWakeInput, type NewWake, type WakeFieldNames } from '../../core/wake/contract';
+import type { LandingRef } from '../../core/landing';
+import { parseWakeInput, type LandingInput, type NewWake, type WakeFieldNames } from '../../core/wake/contract';
 import type { ScheduleStore } from '../schedule';
 import type { WakeStore } from '../wakes';
 
@@ -21,6 +22,8 @@ export interface WakeToolHost {
   fieldNames?: WakeFieldNames;
   /** A window's look at a task or terminal job: a note for the answer, and whether it runs already. */
   checkJob?(parsed: NewWake): Promise<{ note?: string; jobStartedAt?: Date }>;
+  /** Turns the caller's landing into a LandingRef (a window anchors with its symbol provider; elsewhere, from the file). */
+  landing(input: LandingInput, field: string): Promise<LandingRef>;
   /** Called with the row written (a window binds terminals here). */
   added?(row: WakeRow): void;
   /** Called after any change (views, timers). */
@@ -62,7 +65,8 @@ export async function sendToLifeThread(input: unknown, host: WakeToolHost): Prom
       jobStartedAt = seen.jobStartedAt;
     }
   }
-  const row = await host.store.add(parsed, { now, owner: host.owner, ...(jobStartedAt ? { jobStartedAt } : {}) });
+  const landing = parsed.landing ? await host.landing(parsed.landing, names?.landing ?? 'landing') : undefined;
+  const row = await host.store.add(parsed, { now, owner: host.owner, ...(jobStartedAt ? { jobStartedAt } : {}), ...(landing ? { landing } : {}) });
   host.added?.(row);
   host.changed?.();
   const token = parsed.cancelToken ? ` (cancel token ${parsed.cancelToken})` : '';

@@ -1,0 +1,96 @@
+/**
+ * The seed's own metric, in the real host (design §9 "Figures"):
+ * - report_locus_p95_ms: a task's process exits → its evidence is on screen (the editor shows the
+ *   evidence with the summary line selected). Target 1500 ms.
+ * - report_locus_own_ms: the same, beside a plain `showTextDocument` of the same file done by an
+ *   extension on the same task end (the baseline, measured in the same run); Life Thread's own part
+ *   may add at most 300 ms.
+ * - job_end_to_pulse_p95_ms: the task's process exits → the @life handler has the pulse. Target 800.
+ * The task prints the instant it exits as its last line, so every figure counts from the real exit,
+ * VS Code's own task-end event included. No language model: @life answers with the offline responder.
+ */
+import * as assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import { lifeThread, phaseInfo, waitFor } from '../../../../../host/helpers';
+import { percentile, round, writeFigures } from '../../../../figures';
+
+const RUNS = 12;
+const EXIT_RE = /^EXIT-AT (\d{13})$/m;
+
+/** A test run that prints a node:test summary, writes the instant it exits to `stamp`, and exits 1. */
+function benchTask(name: string, stamp: string): vscode.Task {
+  const cmd = `printf '# tests 4\\n# pass 3\\n# fail 1\\n'; t=$(date +%s%3N); echo "EXIT-AT $t"; echo $t > '${stamp}'; exit 1`;
+  return new vscode.Task({ type: 'shell' }, vscode.TaskScope.Workspace, name, 'bench', new vscode.ShellExecution(cmd), []);
+}
+
+function exitAt(stamp: string): number {
+  const t = Number(readFileSync(stamp, 'utf8').trim());
+  assert.ok(Number.isFinite(t) && t > 0, `no exit time in ${stamp}`);
+  return t;
+}
+
+describe('bench: time to report locus and to the pulse, in the real host', () => {
+  it('report_locus_p95_ms, report_locus_own_ms (baseline: plain showTextDocument), job_end_to_pulse_p95_ms', async function () {
+    this.timeout(10 * 60_000);
+    const api = await lifeThread();
+    const locus: number[] = [];
+    const pulse: number[] = [];
+    const plain: number[] = [];
+    // No language model: the offline responder receives the pulses (and the chat must be told to use it).
+    const dir = mkdtempSync(join(tmpdir(), 'lt-bench-wake-'));
+    for (let i = 0; i < RUNS; i++) {
+      const name = `bench-${i}`;
+      const stamp = join(dir, `${name}.exit`);
+      const received = new Promise<number>((resolve) => {
+        const sub = api.wakes.onDidReceive((e) => {
+          sub.dispose();
+          resolve(e.at);
+        });
+      });
+      await vscode.lm.invokeTool('lifethread_sendToLifeThread', { input: { text: `BENCH ${i}`, when: 'job.done', job_id: name }, toolInvocationToken: undefined });
+      await vscode.tasks.executeTask(benchTask(name, stamp));
+      // The evidence on screen with the summary line selected.
+      const shown = await waitFor(
+        () => {
+          const e = vscode.window.activeTextEditor;
+          return e && e.document.uri.fsPath.includes('/evidence/') && EXIT_RE.test(e.document.getText()) && e.document.lineAt(e.selection.start.line).text === '# fail 1' ? { at: Date.now(), doc: e.document } : undefined;
+        },
+        30_000,
+        `the evidence of ${name} on screen`,
+        5,
+      );
+      const exit = exitAt(stamp);
+      locus.push(shown.at - exit);
+      pulse.push((await received) - exit);
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+
+      // The baseline: the same task end, and an extension that only opens the same file when it ends.
+      const file = shown.doc.uri;
+      const plainStamp = join(dir, `${name}-plain.exit`);
+      const plainShown = new Promise<number>((resolve) => {
+        const sub = vscode.tasks.onDidEndTaskProcess(async (e) => {
+          if (e.execution.task.name !== `${name}-plain`) return;
+          sub.dispose();
+          const doc = await vscode.workspace.openTextDocument(file);
+          await vscode.window.showTextDocument(doc, { preview: false, selection: new vscode.Range(6, 0, 6, 0) });
+          resolve(Date.now());
+        });
+      });
+      await vscode.tasks.executeTask(benchTask(`${name}-plain`, plainStamp));
+      const at = await plainShown;
+      plain.push(at - exitAt(plainStamp));
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    }
+    const info = phaseInfo();
+    assert.ok(info);
+    const base = round(percentile(plain, 95));
+    writeFigures(info.resultsDir, 'wake-host', {
+      report_locus_p95_ms: { value: round(percentile(locus, 95)), unit: 'ms', target: 1500 },
+      report_locus_own_ms: { value: round(percentile(locus, 95)), unit: 'ms', baseline: base, target: round(base + 300) },
+      job_end_to_pulse_p95_ms: { value: round(percentile(pulse, 95)), unit: 'ms', target: 800 },
+    });
+  });
+});
