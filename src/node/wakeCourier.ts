@@ -102,17 +102,28 @@ export class WakeCourier {
     const delay = (r: WakeRow): number => Math.max(0, o.dueDelayMs?.(r) ?? 0);
     try {
       const now = this.now();
-      await o.observe?.(await store.list());
+      const rows = await store.list();
+      await o.observe?.(rows);
       if (this.stopped) return;
-      const orphans = await store.takeOverOrphans({ now, holder }, { eligible: (r) => o.claimable(r), alive: processLiveness, ownLiveTokens: this.inFlight });
-      const due = await store.claimDue(
-        { now, holder },
-        { eligible: (r) => o.claimable(r) && r.nextRunAt !== null && Date.parse(r.nextRunAt) + delay(r) <= now.getTime(), maxLatenessMs: o.maxLatenessMs ?? DEFAULT_LIMITS.reminder },
-      );
       const takesHeld = o.takesHeld ?? (() => true);
-      const held = await store.claimHeld({ now, holder }, { eligible: (r) => o.claimable(r) && takesHeld(r) });
-      const claims = [...orphans.claimed, ...due.claimed, ...held];
-      if (claims.length > 0) await this.deliver(claims);
+      const isDue = (r: WakeRow): boolean => r.status === 'pending' && r.when === 'timer' && r.nextRunAt !== null && Date.parse(r.nextRunAt) + delay(r) <= now.getTime();
+      // Only the claims the table calls for, due timers first: each is a locked write, and a waiter prints after it.
+      const mine = rows.filter((r) => o.claimable(r));
+      if (mine.some(isDue)) {
+        const due = await store.claimDue({ now, holder }, { eligible: (r) => o.claimable(r) && isDue(r), maxLatenessMs: o.maxLatenessMs ?? DEFAULT_LIMITS.reminder });
+        if (due.claimed.length > 0) await this.deliver(due.claimed);
+      }
+      if (this.stopped) return;
+      if (mine.some((r) => r.status === 'delivering')) {
+        const orphans = await store.takeOverOrphans({ now, holder }, { eligible: (r) => o.claimable(r), alive: processLiveness, ownLiveTokens: this.inFlight });
+        if (orphans.claimed.length > 0) await this.deliver(orphans.claimed);
+      }
+      if (this.stopped) return;
+      if (mine.some((r) => r.status === 'held' && takesHeld(r))) {
+        const held = await store.claimHeld({ now, holder }, { eligible: (r) => o.claimable(r) && takesHeld(r) });
+        if (held.length > 0) await this.deliver(held);
+      }
+      if (this.stopped) return;
       this.arm(await store.list(), delay);
     } catch (err) {
       o.onError?.(err);
