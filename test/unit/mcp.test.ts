@@ -176,6 +176,14 @@ describe('life-thread mcp', { concurrency: 2 }, () => {
       assert.match(open.text, /^Invalid input — open: cannot open places outside a VS Code window/);
       const outside = await call(s, 'lifethread_resolveAnchor', { anchor: { ...anchor, path: path.join(store, 'x.ts') } });
       assert.match(outside.text, /^Invalid input — anchor: .* is outside /);
+      // A wake's landing on lines of a file in the folder becomes a CodeAnchor; one outside it is refused.
+      const landed = await call(s, 'lifethread_sendToLifeThread', { text: 'look here', delay_seconds: 3600, landing: { path: 'a.ts', start_line: 5, end_line: 5 } });
+      assert.equal(landed.isError, false, landed.text);
+      const w = wakeRowSchema.parse(jsonTail(landed.text));
+      assert.equal(w.landing?.kind, 'code_anchor');
+      assert.deepEqual(w.landing?.kind === 'code_anchor' ? [w.landing.anchor.path, w.landing.anchor.excerpt, w.landing.anchor.range.start.line] : [], [file, '    return 1;', 4]);
+      const far = await call(s, 'lifethread_sendToLifeThread', { text: 'x', delay_seconds: 3600, landing: { path: path.join(store, 'x.ts'), start_line: 1, end_line: 1 } });
+      assert.match(far.text, /^Invalid input — landing\.path: /);
     } finally {
       await s.close();
     }
