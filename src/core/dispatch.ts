@@ -62,6 +62,11 @@ export function isRunning(row: ScheduleRow): boolean {
   return row.claim !== undefined;
 }
 
+/** `YYYY-MM-DDTHH:mm:ss.sssZ`, the one form toISOString writes: such strings order as their instants. */
+function isUtcIso(s: string): boolean {
+  return s.length === 24 && s.charCodeAt(23) === 90 && s.charCodeAt(10) === 84;
+}
+
 function iso(d: Date): string {
   return d.toISOString();
 }
@@ -80,6 +85,7 @@ export function duePass<R extends ScheduleRow>(rows: readonly R[], opts: PassOpt
   const nowMs = now.getTime();
   const retention = opts.retentionMs ?? RETENTION_MS;
   const out: R[] = [];
+  const nowIso = now.toISOString();
   const result: PassResult<R> = { rows: out, claimed: [], missed: [], interrupted: [], cleaned: [], changed: false };
 
   for (const original of rows) {
@@ -116,6 +122,11 @@ export function duePass<R extends ScheduleRow>(rows: readonly R[], opts: PassOpt
     }
 
     if (row.status !== 'pending' || row.nextRunAt === null) {
+      out.push(row);
+      continue;
+    }
+    // Most rows are not due: instants this code wrote compare as text (same UTC format), no parse.
+    if (isUtcIso(row.nextRunAt) && row.nextRunAt > nowIso) {
       out.push(row);
       continue;
     }

@@ -117,9 +117,14 @@ export class Table<Row extends { id: string }> {
   private readonly migrations: Record<number, Migration>;
   /** The rows of the file version last read or written by this process (stat key): skips reading. */
   private cache: { key: string; rows: Row[] } | undefined;
-  /** Validated rows by the line they were read from or written as; a line seen before is not validated again. */
-  private lineRows = new Map<string, Row>();
-  private readonly rowLines = new WeakMap<object, string>();
+  /**
+   * The rows of the version last read or written, with the exact line each one is (aligned): a line
+   * that stands where it stood is its row, found by comparing text in place — nothing parsed,
+   * validated or allocated. A line that moved is looked up by its text.
+   */
+  private known: { lines: Buffer[]; rows: Row[]; byLine?: Map<string, Row> } = { lines: [], rows: [] };
+  /** Each row's line as UTF-8 bytes (a view into the file it was read from, or its serialization). */
+  private readonly rowLines = new WeakMap<object, Buffer>();
   /** Updates of this process run one after another; the file lock orders processes. */
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -227,8 +232,8 @@ export class Table<Row extends { id: string }> {
 
     const next = this.checkOutgoing(out.rows, validated);
     const lines = next.map((r) => this.lineOf(r));
-    const text = encodeTable(lines);
-    const size = Buffer.byteLength(text);
+    const text = encodeTableBytes(lines);
+    const size = text.length;
     if (size > this.maxFileBytes) {
       throw new StoreError('too_large', this.file, `refusing to write ${this.file}: ${size} bytes would exceed the ${this.maxFileBytes}-byte limit; nothing written`);
     }
@@ -239,21 +244,18 @@ export class Table<Row extends { id: string }> {
   }
 
   /** Writes `text` as the table (the lock checked first), then its digest, and remembers the rows. */
-  private async commit(lock: HeldLock, text: string, rows: Row[] | undefined, lines: string[] | undefined): Promise<void> {
+  private async commit(lock: HeldLock, text: Buffer, rows: Row[] | undefined, lines: Buffer[] | undefined): Promise<void> {
     await this.assertHeld(lock);
     this.cache = undefined;
     await this.atomicWrite(this.file, text);
     const sum = digest(text);
     await this.writeSum(sum);
     if (!rows || !lines) return;
-    const lineRows = new Map<string, Row>();
     rows.forEach((r, i) => {
       deepFreeze(r);
-      const line = lines[i] as string;
-      this.rowLines.set(r, line);
-      lineRows.set(line, r);
+      this.rowLines.set(r, lines[i] as Buffer);
     });
-    this.lineRows = lineRows;
+    this.known = { lines, rows };
     try {
       this.cache = { key: statKey(await this.fs.stat(this.file)), rows };
     } catch {
@@ -281,14 +283,14 @@ export class Table<Row extends { id: string }> {
     }
     const head = HEADER_RE.exec(bytes.subarray(0, 64).toString('latin1'));
     if (!head || Number(head[1]) !== SCHEMA_VERSION) return false;
-    if (!bytes.subarray(bytes.length - FOOTER.length).equals(Buffer.from(FOOTER))) return false;
+    if (!bytes.subarray(bytes.length - FOOTER.length).equals(FOOTER_BYTES)) return false;
     if (digest(bytes) !== (await this.readSum())) return false;
     // Only a real key holds `"id":"…"` unescaped: a match anywhere means the id is taken.
     if (bytes.includes(`"id":${JSON.stringify(row.id)}`)) return false;
     const line = this.lineOf(row);
     const cut = bytes.length - FOOTER.length;
     const empty = cut === head[0].length;
-    const text = Buffer.concat([bytes.subarray(0, empty ? cut : cut - 1), Buffer.from(`${empty ? '' : ',\n'}${line}\n${FOOTER}`)]);
+    const text = Buffer.concat([bytes.subarray(0, empty ? cut : cut - 1), empty ? EMPTY : SEPARATOR, line, NEWLINE, FOOTER_BYTES]);
     if (text.length > this.maxFileBytes) {
       throw new StoreError('too_large', this.file, `refusing to write ${this.file}: ${text.length} bytes would exceed the ${this.maxFileBytes}-byte limit; nothing written`);
     }
@@ -299,10 +301,10 @@ export class Table<Row extends { id: string }> {
     return true;
   }
 
-  private lineOf(row: Row): string {
+  private lineOf(row: Row): Buffer {
     let line = this.rowLines.get(row);
     if (line === undefined) {
-      line = JSON.stringify(row);
+      line = Buffer.from(JSON.stringify(row));
       this.rowLines.set(row, line);
     }
     return line;
@@ -350,7 +352,7 @@ export class Table<Row extends { id: string }> {
     const current = decoded.schemaVersion === SCHEMA_VERSION;
     let rows: Row[];
     let quarantined: QuarantinedRow[];
-    const laid = current && decoded.lines ? this.validateLines(decoded.lines, bytes) : undefined;
+    const laid = current && decoded.spans ? this.validateLines(decoded.spans, bytes) : undefined;
     if (laid) {
       ({ rows, quarantined } = laid);
     } else {
@@ -363,44 +365,70 @@ export class Table<Row extends { id: string }> {
   }
 
   /**
-   * Rows from the table's lines: a line seen before is its row; new lines are parsed and validated,
-   * or only parsed when the file's digest says its writer validated them. Undefined when a line is not
-   * JSON (then the whole file is parsed, and reported if it is not JSON either).
+   * Rows from the table's lines (`spans`: start and end offsets in `text`). A line that stands where
+   * the same line stood in the version this process knows is its row; other lines are parsed and
+   * validated — or only parsed when the file's digest says its writer validated them. Undefined when
+   * a line is not JSON (then the whole file is parsed, and reported if it is not JSON either).
    */
-  private validateLines(lines: string[], bytes: Buffer): { rows: Row[]; quarantined: QuarantinedRow[] } | undefined {
-    const fresh = lines.reduce((n, l) => n + (this.lineRows.has(l) ? 0 : 1), 0);
+  private validateLines(spans: Int32Array, bytes: Buffer): { rows: Row[]; quarantined: QuarantinedRow[] } | undefined {
+    const count = spans.length / 2;
+    const known = this.known;
+    const same = (i: number): boolean => {
+      const line = known.lines[i];
+      const start = spans[2 * i] as number;
+      const end = spans[2 * i + 1] as number;
+      return line !== undefined && line.length === end - start && line.compare(bytes, start, end) === 0;
+    };
+    let fresh = 0;
+    for (let i = 0; i < count && fresh < HASH_WORTH_LINES; i++) if (!same(i)) fresh++;
     const trusted = fresh >= HASH_WORTH_LINES && digest(bytes) === this.sumSync();
     const rows: Row[] = [];
+    const lines: Buffer[] = [];
     const quarantined: QuarantinedRow[] = [];
     const seen = new Map<string, number>();
-    const lineRows = new Map<string, Row>();
-    for (let i = 0; i < lines.length; i++) {
-      const line = lines[i] as string;
-      let row = this.lineRows.get(line);
-      let value: unknown = row;
-      if (row === undefined) {
+    for (let i = 0; i < count; i++) {
+      let row: Row | undefined;
+      let line: Buffer;
+      let value: unknown;
+      if (same(i)) {
+        row = known.rows[i] as Row;
+        line = known.lines[i] as Buffer;
+        value = row;
+      } else {
+        line = bytes.subarray(spans[2 * i], spans[2 * i + 1]);
+        let textLine: string;
         try {
-          value = JSON.parse(line);
+          textLine = UTF8.decode(line);
         } catch {
           return undefined;
         }
-        const label = rowLabel(value, i);
-        if (trusted) {
-          row = value as Row;
-        } else {
-          const bad = findForbiddenKey(value);
-          if (bad) {
-            quarantined.push({ row: value, reason: `${label}: ${bad}` });
-            continue;
+        known.byLine ??= new Map(known.lines.map((l, j) => [l.toString('utf8'), known.rows[j] as Row]));
+        row = known.byLine.get(textLine);
+        value = row;
+        if (row === undefined) {
+          try {
+            value = JSON.parse(textLine);
+          } catch {
+            return undefined;
           }
-          const parsed = this.rowSchema.safeParse(value);
-          if (!parsed.success) {
-            quarantined.push({ row: value, reason: `${label}: ${formatIssues(parsed.error.issues)}` });
-            continue;
+          const label = rowLabel(value, i);
+          if (trusted) {
+            row = value as Row;
+          } else {
+            const bad = findForbiddenKey(value);
+            if (bad) {
+              quarantined.push({ row: value, reason: `${label}: ${bad}` });
+              continue;
+            }
+            const parsed = this.rowSchema.safeParse(value);
+            if (!parsed.success) {
+              quarantined.push({ row: value, reason: `${label}: ${formatIssues(parsed.error.issues)}` });
+              continue;
+            }
+            row = parsed.data;
           }
-          row = parsed.data;
+          deepFreeze(row);
         }
-        deepFreeze(row);
         this.rowLines.set(row, line);
       }
       const first = seen.get(row.id);
@@ -409,10 +437,10 @@ export class Table<Row extends { id: string }> {
         continue;
       }
       seen.set(row.id, i);
-      lineRows.set(line, row);
+      lines.push(line);
       rows.push(row);
     }
-    this.lineRows = lineRows;
+    this.known = { lines, rows };
     return { rows, quarantined };
   }
 
@@ -622,22 +650,41 @@ export function encodeTable(lines: readonly string[]): string {
   return `{"schemaVersion":${SCHEMA_VERSION},"rows":[\n${lines.length ? `${lines.join(',\n')}\n` : ''}${FOOTER}`;
 }
 
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const HEADER_BYTES = Buffer.from(`{"schemaVersion":${SCHEMA_VERSION},"rows":[\n`);
+const SEPARATOR = Buffer.from(',\n');
+const NEWLINE = Buffer.from('\n');
+const EMPTY = Buffer.alloc(0);
+const FOOTER_BYTES = Buffer.from(FOOTER);
+
+/** encodeTable on lines that are already UTF-8: one copy of each line into the file's bytes. */
+function encodeTableBytes(lines: readonly Buffer[]): Buffer {
+  const parts: Buffer[] = [HEADER_BYTES];
+  lines.forEach((l, i) => {
+    if (i > 0) parts.push(SEPARATOR);
+    parts.push(l);
+  });
+  if (lines.length > 0) parts.push(NEWLINE);
+  parts.push(FOOTER_BYTES);
+  return Buffer.concat(parts);
+}
+
 /**
  * The version of a table file and either its row lines (the writer's layout: each line one row's
  * JSON, not parsed here) or, for any other layout, its parsed rows.
  */
-function decodeTable(bytes: Buffer, file: string): { schemaVersion: number; raw?: unknown[]; lines?: string[] } {
+function decodeTable(bytes: Buffer, file: string): { schemaVersion: number; raw?: unknown[]; spans?: Int32Array } {
   if (bytes.length === 0) throw corruptError(file, 'is empty');
+  const laid = decodeLines(bytes);
+  if (laid) {
+    if (laid.schemaVersion > SCHEMA_VERSION) throw newerError(file, laid.schemaVersion);
+    return laid;
+  }
   let text: string;
   try {
     text = stripBom(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes));
   } catch (e) {
     throw corruptError(file, 'is not valid UTF-8', e);
-  }
-  const laid = decodeLines(text);
-  if (laid) {
-    if (laid.schemaVersion > SCHEMA_VERSION) throw newerError(file, laid.schemaVersion);
-    return laid;
   }
   return { ...parseText(text, bytes.length, file) };
 }
@@ -685,28 +732,33 @@ function parseText(text: string, size: number, file: string): { schemaVersion: n
   return { schemaVersion: v, raw: rows };
 }
 
-/** The writer's layout, or undefined when the file has another (hand-edited) one. Lines are not parsed. */
-function decodeLines(text: string): { schemaVersion: number; lines: string[] } | undefined {
-  const head = HEADER_RE.exec(text);
+/**
+ * The writer's layout, or undefined when the file has another (hand-edited) one: the byte offsets of
+ * each row's line (without its trailing comma). Lines are neither decoded nor parsed here; a line that
+ * is not valid UTF-8 or JSON is found when it is parsed.
+ */
+function decodeLines(bytes: Buffer): { schemaVersion: number; spans: Int32Array } | undefined {
+  const head = HEADER_RE.exec(bytes.subarray(0, 64).toString('latin1'));
   if (!head) return undefined;
-  let end = text.length;
-  while (end > 0 && /\s/.test(text.charAt(end - 1))) end--;
-  if (text.slice(end - 2, end) !== ']}' || text.charAt(end - 3) !== '\n') return undefined;
-  const lines: string[] = [];
-  const body = text.slice(head[0].length, end - 3);
-  if (body !== '') {
-    const parts = body.split('\n');
-    for (let i = 0; i < parts.length; i++) {
-      let line = parts[i] as string;
-      if (i < parts.length - 1) {
-        if (!line.endsWith(',')) return undefined;
-        line = line.slice(0, -1);
-      }
-      if (!line.startsWith('{') || !line.endsWith('}')) return undefined;
-      lines.push(line);
+  let end = bytes.length;
+  while (end > 0 && (bytes[end - 1] === 32 || bytes[end - 1] === 10 || bytes[end - 1] === 13 || bytes[end - 1] === 9)) end--;
+  if (bytes[end - 1] !== 125 /* } */ || bytes[end - 2] !== 93 /* ] */ || bytes[end - 3] !== 10) return undefined;
+  const bodyEnd = end - 3;
+  const spans: number[] = [];
+  let pos = head[0].length;
+  while (pos < bodyEnd) {
+    let nl = bytes.indexOf(10, pos);
+    if (nl < 0 || nl > bodyEnd) nl = bodyEnd;
+    let lineEnd = nl;
+    if (nl !== bodyEnd) {
+      if (bytes[lineEnd - 1] !== 44 /* , */) return undefined;
+      lineEnd--;
     }
+    if (bytes[pos] !== 123 /* { */ || bytes[lineEnd - 1] !== 125 /* } */) return undefined;
+    spans.push(pos, lineEnd);
+    pos = nl + 1;
   }
-  return { schemaVersion: Number(head[1]), lines };
+  return { schemaVersion: Number(head[1]), spans: Int32Array.from(spans) };
 }
 
 function validateRows<Row extends { id: string }>(raw: unknown[], schema: z.ZodType<Row>): { rows: Row[]; quarantined: QuarantinedRow[] } {
