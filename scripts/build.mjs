@@ -29,6 +29,8 @@ const builds = [
   // The banner stamps the start of module evaluation so activation_ms covers loading too.
   { ...nodeCommon, entryPoints: ['src/host/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], banner: { js: 'globalThis.__lifeThreadLoadStart = performance.now();' } },
   { ...nodeCommon, entryPoints: ['src/cli/bin.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
+  // The MCP server and its SDK, loaded only by `life-thread mcp` so other verbs start without them.
+  { ...nodeCommon, entryPoints: ['src/node/mcp/server.ts'], outfile: 'dist/mcp.js' },
   { ...common, platform: 'browser', format: 'iife', target: 'es2022', entryPoints: ['webview/main.ts'], outfile: 'dist/webview.js' },
 ];
 

@@ -30,7 +30,9 @@ export type FlagName =
   | 'job-id'
   | 'thread'
   | 'cancel-token'
-  | 'landing';
+  | 'landing'
+  | 'timeout'
+  | 'wake';
 
 const FLAGS: Record<FlagName, 'bool' | 'value'> = {
   store: 'value',
@@ -55,6 +57,8 @@ const FLAGS: Record<FlagName, 'bool' | 'value'> = {
   thread: 'value',
   'cancel-token': 'value',
   landing: 'value',
+  timeout: 'value',
+  wake: 'value',
 };
 
 export const GLOBAL_FLAGS: readonly FlagName[] = ['store', 'json', 'now', 'tz', 'help', 'version'];
@@ -65,6 +69,8 @@ function isFlagName(s: string): s is FlagName {
 
 export interface ParsedArgs {
   positionals: string[];
+  /** How many positionals came before `--` (undefined without one): `run -- <command…>` takes the rest as they are. */
+  beforeDashDash?: number;
   flags: Map<FlagName, string | true>;
   /** The first problem met; reported only after `--json` and `--help` are known. */
   error: InputError | undefined;
@@ -78,6 +84,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
   const positionals: string[] = [];
   const flags = new Map<FlagName, string | true>();
   let error: InputError | undefined;
+  let beforeDashDash: number | undefined;
   const fail = (e: InputError): void => {
     error ??= e;
   };
@@ -87,6 +94,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     done = true;
     const { tokens } = splitArgv({ args: rest, options: OPTIONS, strict: false, allowPositionals: true, tokens: true });
     for (const t of tokens) {
+      if (t.kind === 'option-terminator') beforeDashDash ??= positionals.length;
       if (t.kind === 'positional') positionals.push(t.value);
       if (t.kind !== 'option') continue;
       const name = t.name;
@@ -116,7 +124,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       flags.set(name, t.value);
     }
   }
-  return { positionals, flags, error };
+  return { positionals, flags, error, ...(beforeDashDash !== undefined ? { beforeDashDash } : {}) };
 }
 
 /** The value of a value flag, or undefined when absent. */

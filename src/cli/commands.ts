@@ -420,7 +420,7 @@ export async function doctor(ctx: Context): Promise<void> {
   );
   lines.push(`Rows: ${reminders.rows.length} reminder${reminders.rows.length === 1 ? '' : 's'}, ${commands.rows.length} command${commands.rows.length === 1 ? '' : 's'}, ${wakes.total} wake${wakes.total === 1 ? '' : 's'}`);
   const nextWake = wakes.nextTimerAt === null ? '' : `; next timer ${describeInstant(new Date(wakes.nextTimerAt), ctx.tz, now)}`;
-  lines.push(`Wakes: ${wakes.pending} pending, ${wakes.held} held, ${wakes.delivering} delivering, ${wakes.fired} fired, ${wakes.missed} missed, ${wakes.cancelled} cancelled${nextWake} (fired only by the extension)`);
+  lines.push(`Wakes: ${wakes.pending} pending, ${wakes.held} held, ${wakes.delivering} delivering, ${wakes.fired} fired, ${wakes.missed} missed, ${wakes.cancelled} cancelled${nextWake} (fired by the extension, or by life-thread wait / mcp for wakes set outside it)`);
   if (quarantined.length === 0) lines.push('Quarantined: none');
   else {
     lines.push(`Quarantined: ${quarantined.length} row${quarantined.length === 1 ? '' : 's'}`);
@@ -436,7 +436,7 @@ export async function doctor(ctx: Context): Promise<void> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// wake add | list | cancel (wakes are fired only by the extension, which can start a chat turn)
+// wake add | list | cancel (fired by the extension, which starts a chat turn, or by `wait` / `mcp`: ./agentVerbs.ts)
 
 /** Life Thread's own links from a terminal: desktop VS Code's scheme and code-server's. */
 const CLI_URI_SCHEMES = ['vscode', 'vscode-insiders', 'code-oss'];
@@ -475,7 +475,7 @@ export async function wakeAdd(ctx: Context): Promise<void> {
   if (ctx.json) return emitJson(ctx, row);
   const thread = row.threadId === undefined ? '' : ` in thread ${row.threadId}`;
   const token = row.cancelToken === undefined ? '' : `; cancel with 'life-thread wake cancel ${row.cancelToken}'`;
-  ctx.out(`Added ${row.id}: wakes${thread} ${parsed.description}${token}. Only the VS Code extension fires wakes (it starts the chat turn) (${zone(ctx)})\n`);
+  ctx.out(`Added ${row.id}: wakes${thread} ${parsed.description}${token}. It wakes @life in VS Code, or prints with 'life-thread wait ${row.id}' (${zone(ctx)})\n`);
 }
 
 function wakeLine(row: WakeRow, tz: string, now: Date): string {
@@ -497,7 +497,7 @@ export async function wakeList(ctx: Context): Promise<void> {
   if (ctx.json) return emitJson(ctx, snap.rows);
   const now = ctx.clock();
   const n = snap.rows.length;
-  const lines = [`${n === 0 ? 'No' : n} wake${n === 1 ? '' : 's'} (times in ${zone(ctx)}; only the VS Code extension fires wakes)`];
+  const lines = [`${n === 0 ? 'No' : n} wake${n === 1 ? '' : 's'} (times in ${zone(ctx)}; fired by the VS Code extension or life-thread wait)`];
   for (const row of snap.rows) lines.push(wakeLine(row, ctx.tz, now));
   const q = snap.quarantined.length;
   if (q > 0) lines.push(`${q} row${q === 1 ? '' : 's'} of wakes.json failed validation and will be quarantined; see life-thread doctor`);

@@ -27,6 +27,9 @@ Usage:
   life-thread wake list
   life-thread wake cancel K
   life-thread topic verify DIR
+  life-thread wait W [--timeout S]
+  life-thread run [--wake T] [--timeout-minutes N] [--allow-nested] -- COMMAND [ARG...]
+  life-thread mcp
   life-thread help | --help | -h | --version
 
 Global flags (anywhere on the line):
@@ -54,8 +57,8 @@ Wakes:
   job ends (--on job.done --job-id: a task name, terminal:<terminal name> or a command id c-...),
   when the user is back (--on presence.online) or when git HEAD or the index change
   (--on scm.changed). IDs start with w-. 'wake cancel K' removes the pending wakes added with
-  --cancel-token K. Wakes are fired only by the VS Code extension, which can start a chat turn:
-  'dispatch --once' never fires them.
+  --cancel-token K. Wakes are fired by the VS Code extension (a new @life turn), by 'mcp' and
+  'wait' for wakes set outside a window; 'dispatch --once' never fires them.
 
 Topics:
   'topic verify DIR' checks a continuity topic folder (<workspace>/.life-thread/topics/<topic>): the
@@ -63,8 +66,18 @@ Topics:
   TopicDecisions (the draft under review, else the approved ones). Placeholders of a partition that
   is not filled yet are reported, not failed. Needs no store. Exit 3 names the first broken message.
 
+Agents in a terminal:
+  'mcp' serves the Life Thread tools to an MCP client on stdio (lifethread_remind, _schedule,
+  _sendToLifeThread, _resolveAnchor); its wakes come back into that session where the client takes
+  pushes. 'wait W' blocks until wake W fires and prints its pulse (--json: {"text","life_wake"});
+  exit 4 after --timeout S. 'run -- COMMAND' runs the command as a job in the foreground (its own
+  process group, log at logs/<job id>.log, timeout --timeout-minutes, default 60), prints
+  'life-thread: job j-... (wake w-...)' to stderr first (--json: {"jobId","wakeId"}), and exits
+  with the command's exit code (124 on its timeout); --wake T wakes you with T when it ends.
+
 Exit codes: 0 ok, 2 bad input, 3 store unreadable, newer schema or lock not obtained in 10 s, or
-(topic verify) a broken chain or an anchor that does not stand.
+(topic verify) a broken chain or an anchor that does not stand; 4 timed out waiting; 'run' exits
+with its command's code.
 `;
 
 export type ZoneSource = 'flag' | 'env' | 'system';

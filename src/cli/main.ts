@@ -10,11 +10,13 @@ import { ScheduleStore } from '../node/schedule';
 import { StoreError } from '../node/store';
 import { version } from '../../package.json';
 import { checkAllowed, has, lockWaitFromEnv, parseArgs, parseNow, valueOf, type FlagName, type ParsedArgs } from './args';
+import * as agent from './agentVerbs';
 import * as cmd from './commands';
 import { USAGE, type ZoneSource } from './format';
 import { TopicBroken, topicVerify } from './topic';
 
-type Verb = { flags: readonly FlagName[]; run: (ctx: cmd.Context) => Promise<void> };
+/** A verb; one that returns a number exits with it (`run` passes on its command's exit code). */
+type Verb = { flags: readonly FlagName[]; run: (ctx: cmd.Context) => Promise<void | number> };
 
 const TIME: readonly FlagName[] = ['when', 'cron'];
 
@@ -47,6 +49,9 @@ const NO_STORE: Record<string, Record<string, { run: typeof topicVerify }>> = {
 const SINGLE: Record<string, Verb> = {
   dispatch: { flags: ['once', 'reminder-max-lateness-hours', 'command-max-lateness-hours'], run: cmd.dispatch },
   doctor: { flags: [], run: cmd.doctor },
+  mcp: { flags: [], run: agent.mcp },
+  wait: { flags: ['timeout'], run: agent.wait },
+  run: { flags: ['wake', 'timeout-minutes', 'allow-nested'], run: agent.run },
 };
 
 export interface Io {
@@ -60,7 +65,7 @@ function route(args: ParsedArgs): { verb: Verb; words: string; rest: string[] } 
   const single = Object.hasOwn(SINGLE, group) ? SINGLE[group] : undefined;
   if (single) return { verb: single, words: group, rest: args.positionals.slice(1) };
   const verbs = Object.hasOwn(ROUTES, group) ? ROUTES[group] : undefined;
-  if (!verbs) throw new InputError('command', `unknown command '${group}'; commands: remind, schedule, dispatch, doctor, wake, topic, help`);
+  if (!verbs) throw new InputError('command', `unknown command '${group}'; commands: remind, schedule, wake, dispatch, doctor, topic, mcp, wait, run, help`);
   const names = Object.keys(verbs).join(', ');
   if (sub === undefined) throw new InputError('command', `'${group}' needs a verb: ${names}`);
   const verb = Object.hasOwn(verbs, sub) ? verbs[sub] : undefined;
@@ -130,8 +135,8 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv, cwd:
     const clock = (): Date => (fixed === undefined ? new Date() : new Date(fixed.getTime()));
     const { tz, source } = resolveZone(args, env);
     const store = new ScheduleStore({ dir: storeDir, lockWaitMs: lockWaitFromEnv(env) });
-    await verb.run({ args, rest, json, env, cwd, storeDir, store, clock, tz, tzSource: source, out: io.stdout });
-    return 0;
+    const code = await verb.run({ args, rest, json, env, cwd, storeDir, store, clock, tz, tzSource: source, out: io.stdout });
+    return code ?? 0;
   } catch (e) {
     if (e instanceof InputError) {
       report(io, json, e.field, e.reason);
@@ -139,6 +144,10 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv, cwd:
     }
     if (e instanceof TopicBroken) {
       report(io, json, e.field, e.message);
+      return e.exitCode;
+    }
+    if (e instanceof agent.TimedOut) {
+      report(io, json, 'timeout', e.message);
       return e.exitCode;
     }
     if (e instanceof cmd.Stopped) {

@@ -26,6 +26,8 @@ import { registerWakeSurfaces } from './wakeCommands';
 import { CommandJobs } from './jobs';
 import { ScheduleStore } from '../node/schedule';
 import { FeedFeature } from './feedFeature';
+import { registerWindowPresence } from './windowPresence';
+import { registerCopyMcpConfig } from './mcpConfig';
 import { join } from 'node:path';
 
 /** What the extension exports to other extensions and to its own host tests. */
@@ -91,6 +93,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
   );
   registerScheduleCommands(context, schedule);
   registerScheduleTools(context, schedule);
+  registerCopyMcpConfig(context, storeDir);
 
   // Features created after the views; the webview's requests reach them through here.
   const late: { continuity?: Continuity; lander?: Lander; wakes?: WakeFeature } = {};
@@ -202,7 +205,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
   doctor.addSection('Wakes', () => wakes.doctorSection());
   // Registration is done; the first pass, the terminals' environment and the wake sources start after
   // activate() returns, so the host is not held up. `ready` resolves when they run.
-  const ready = Promise.all([settled, schedule.start(), wakes.start(), feed.refresh()]).then(() => undefined);
+  const ready = Promise.all([settled, schedule.start(), wakes.start(), feed.refresh(), registerWindowPresence(context, storeDir, log)]).then(() => undefined);
   ready.catch((err: unknown) => log.error(`start: ${String(err)}`));
 
   const activationMs = performance.now() - t0;

@@ -1,22 +1,10 @@
 import * as vscode from 'vscode';
-import { z } from 'zod';
-import { codeAnchorSchema } from '../core/codeAnchor';
 import { InputError } from '../core/errors';
 import { decodeRef, parseDeepLink, parseRef, type LandingRef } from '../core/landing';
-import { parseToolInput } from '../core/toolInputs';
-import { spanOf } from '../core/transcript';
-import { readAllRecords } from '../node/topicFiles';
+import type { ResolveAnchorInput } from '../core/toolInputs';
+import { resolveAnchorTool } from '../node/tools/anchorTool';
 import { COMMANDS } from '../shared/commands';
 import type { Lander } from './landing';
-
-const resolveInputSchema = z
-  .object({
-    anchor: codeAnchorSchema.optional(),
-    message: z.object({ topic: z.string().min(1).max(100), msgId: z.string().min(1).max(100), start: z.number().int().min(0), end: z.number().int().min(0), quote: z.string().max(4000).optional() }).strict().optional(),
-    open: z.boolean().optional(),
-  })
-  .strict();
-type ResolveInput = z.infer<typeof resolveInputSchema>;
 
 /** Reads what a person pasted: a LandingRef as JSON, a base64url ref, or a URI. */
 export function parsePastedLanding(text: string, uriSchemes: readonly string[]): LandingRef {
@@ -72,33 +60,23 @@ export function registerLanding(context: vscode.ExtensionContext, lander: Lander
         return undefined;
       }
     }),
-    vscode.lm.registerTool<ResolveInput>('lifethread_resolveAnchor', {
+    vscode.lm.registerTool<ResolveAnchorInput>('lifethread_resolveAnchor', {
       prepareInvocation: (o) => ({ invocationMessage: o.input.anchor ? `Re-finding ${o.input.anchor.symbol || o.input.anchor.path}` : `Reading a message span of ${o.input.message?.topic ?? ''}` }),
       invoke: async (o) => {
-        let input: ResolveInput;
         try {
-          input = parseToolInput(resolveInputSchema, o.input);
-          if (!input.anchor === !input.message) throw new InputError('anchor', 'give exactly one of anchor (a CodeAnchor) or message ({ topic, msgId, start, end, quote? })');
+          const text = await resolveAnchorTool(o.input, {
+            resolve: (anchor) => lander.resolveAnchor(anchor),
+            symbolStep: true,
+            topicDir: (topic) => lander.topicDir(topic),
+            open: {
+              anchor: async (anchor) => void (await lander.land({ kind: 'code_anchor', anchor })),
+              message: async (topic, msgId, start, end) => void (await lander.openMessage(topic, msgId, start, end)),
+            },
+          });
+          return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(text)]);
         } catch (err) {
-          throw new Error(err instanceof InputError ? `Invalid input — ${err.field}: ${err.reason}` : String(err));
+          throw err instanceof InputError ? new Error(`Invalid input — ${err.field}: ${err.reason}`) : err;
         }
-        if (input.anchor) {
-          const res = await lander.resolveAnchor(input.anchor);
-          if (input.open) await lander.land({ kind: 'code_anchor', anchor: input.anchor });
-          const lines = `${res.range.start.line + 1}-${res.range.end.line + 1}`;
-          const text = res.step === 'orphaned' ? `The anchor is orphaned: ${res.reason}. Its old place was lines ${lines}.` : `Re-found by the "${res.step}" step at lines ${lines} of ${input.anchor.path}: ${res.reason}.`;
-          return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(`${text}\n\n${JSON.stringify({ step: res.step, range: res.range, healed: res.healed, original: res.original })}`)]);
-        }
-        const m = input.message;
-        if (!m) throw new Error('Invalid input — message: missing');
-        // Bounded partitions: the message may be in an earlier partition's export (history/).
-        const records = await readAllRecords(lander.topicDir(m.topic)).catch(() => []);
-        const span = spanOf(records, m.msgId, m.start, m.end);
-        if ('error' in span) throw new Error(`Invalid input — message: ${span.error}`);
-        const matches = m.quote === undefined ? undefined : span.span === m.quote;
-        if (input.open) await lander.openMessage(m.topic, m.msgId, m.start, m.end);
-        const verdict = matches === undefined ? '' : matches ? ' The quote stands at its span.' : ' The quote does NOT stand at its span.';
-        return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(`Message ${m.msgId} of topic ${m.topic}, characters ${m.start}-${m.end}: "${span.span}".${verdict}\n\n${JSON.stringify({ msgId: m.msgId, start: m.start, end: m.end, text: span.span, quoteMatches: matches ?? null })}`)]);
       },
     }),
     vscode.workspace.onDidChangeWorkspaceFolders(() => void lander.completePending()),

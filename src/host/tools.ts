@@ -1,9 +1,7 @@
 import * as vscode from 'vscode';
 import { InputError } from '../core/errors';
-import { rowSentence } from '../core/rowView';
-import type { ScheduleRow } from '../core/schema';
-import { parseToolInput, remindInputSchema, required, scheduleInputSchema, timeoutFrom, type RemindInput, type ScheduleInput } from '../core/toolInputs';
-import { validateZone } from '../core/time/zone';
+import type { RemindInput, ScheduleInput } from '../core/toolInputs';
+import { remindTool, scheduleTool, type ScheduleToolHost } from '../node/tools/scheduleTools';
 import type { ScheduleFeature } from './scheduleFeature';
 import { ownerZone } from './scheduleFeature';
 
@@ -12,12 +10,8 @@ export const TOOL_NAMES = {
   schedule: 'lifethread_schedule',
 } as const;
 
-function answer(parts: string[]): vscode.LanguageModelToolResult {
-  return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(parts.join('\n'))]);
-}
-
-function rowJson(row: ScheduleRow | ScheduleRow[]): string {
-  return JSON.stringify(row, null, 2);
+function answer(text: string): vscode.LanguageModelToolResult {
+  return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(text)]);
 }
 
 /** Bad input surfaces as an error whose message names the field and the reason (phrased for the model). */
@@ -26,8 +20,24 @@ function toToolError(err: unknown): Error {
   return err instanceof Error ? err : new Error(String(err));
 }
 
-function zoneOf(input: { tz?: string }): string {
-  return input.tz ? validateZone(input.tz, 'tz') : ownerZone();
+/** The window as the host of the shared tools (src/node/tools/scheduleTools.ts): its dispatcher, folder and zone. */
+function windowHost(f: ScheduleFeature): ScheduleToolHost {
+  return {
+    store: f.store,
+    now: () => new Date(),
+    zone: () => ownerZone(),
+    health: () => f.health(new Date()).line,
+    cwd: () => {
+      const dir = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+      return dir ? { dir } : { missing: 'needs an open workspace folder: commands run from the workspace root' };
+    },
+    settle: () => f.dispatcher.settle(),
+    changed: async () => {
+      f.dispatcher.requestPass();
+      await f.dispatcher.settle();
+      await f.refresh();
+    },
+  };
 }
 
 /** `lifethread_remind`: one flat tool with action add | list | remove (design §2 "Tools"). */
@@ -48,30 +58,7 @@ class RemindTool implements vscode.LanguageModelTool<RemindInput> {
 
   async invoke(options: vscode.LanguageModelToolInvocationOptions<RemindInput>): Promise<vscode.LanguageModelToolResult> {
     try {
-      const i = parseToolInput(remindInputSchema, options.input);
-      const now = new Date();
-      const f = this.feature;
-      await f.dispatcher.settle();
-      const health = () => f.health(new Date()).line;
-      if (i.action === 'list') {
-        const snap = await f.store.listReminders();
-        const lines = snap.rows.length ? snap.rows.map((r) => `- ${rowSentence(r, now)}`) : ['No reminders.'];
-        return answer([`${snap.rows.length} reminder(s). ${health()}.`, ...lines, '', rowJson(snap.rows)]);
-      }
-      if (i.action === 'remove') {
-        const id = required(i.id, 'id', 'to remove a reminder');
-        if (!id.startsWith('r-')) throw new InputError('id', `'${id}' is not a reminder id (r-…); use lifethread_schedule for c-… rows`);
-        const removed = await f.store.remove(id);
-        await f.refresh();
-        return answer([`Removed reminder ${id}. ${health()}.`, '', rowJson(removed)]);
-      }
-      const text = required(i.text, 'text', 'to add a reminder: the prompt the agent runs at the due time');
-      if (!i.when && !i.cron) throw new InputError('when', "is required (or cron): words like 'in 20 minutes', 'tomorrow at 9', 'every weekday at 09:00', or ISO");
-      const added = await f.store.addReminder({ text, when: i.when, cron: i.cron, tz: zoneOf(i), now });
-      f.dispatcher.requestPass();
-      await f.dispatcher.settle();
-      await f.refresh();
-      return answer([`Reminder ${added.row.id} added: ${added.description} (zone ${added.row.tz}; next run ${added.row.nextRunAt ?? '—'} UTC). ${health()}.`, '', rowJson(added.row)]);
+      return answer(await remindTool(options.input, windowHost(this.feature)));
     } catch (err) {
       throw toToolError(err);
     }
@@ -101,65 +88,7 @@ class ScheduleTool implements vscode.LanguageModelTool<ScheduleInput> {
 
   async invoke(options: vscode.LanguageModelToolInvocationOptions<ScheduleInput>): Promise<vscode.LanguageModelToolResult> {
     try {
-      const i = parseToolInput(scheduleInputSchema, options.input);
-      const now = new Date();
-      const f = this.feature;
-      await f.dispatcher.settle();
-      const health = () => f.health(new Date()).line;
-      const timeoutMinutes = timeoutFrom(i.timeout_minutes);
-      switch (i.action) {
-        case 'list': {
-          const snap = await f.store.listCommands();
-          const lines = snap.rows.length ? snap.rows.map((r) => `- ${rowSentence(r, now)}`) : ['No scheduled commands.'];
-          return answer([`${snap.rows.length} scheduled command(s). ${health()}.`, ...lines, '', rowJson(snap.rows)]);
-        }
-        case 'add_command': {
-          const command = required(i.command, 'command', 'to add a command row');
-          const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-          if (!cwd) throw new InputError('command', 'needs an open workspace folder: commands run from the workspace root');
-          if (!i.when && !i.cron) throw new InputError('when', "is required (or cron): e.g. 'in 10 minutes', 'every 30m', 'every day at 02:00'");
-          const added = await f.store.addCommand({ command, cwd, when: i.when, cron: i.cron, tz: zoneOf(i), now, timeoutMinutes });
-          f.dispatcher.requestPass();
-          await f.dispatcher.settle();
-          await f.refresh();
-          return answer([`Command ${added.row.id} scheduled: ${added.description} (zone ${added.row.tz}; next run ${added.row.nextRunAt ?? '—'} UTC; timeout ${added.row.timeoutMinutes} min). ${health()}.`, '', rowJson(added.row)]);
-        }
-        case 'remove': {
-          const removed = await f.store.remove(required(i.id, 'id', 'to remove a row'));
-          await f.refresh();
-          return answer([`Removed ${removed.id}. ${health()}.`, '', rowJson(removed)]);
-        }
-        case 'move': {
-          const id = required(i.id, 'id', 'to move a row');
-          if (!i.when && !i.cron) throw new InputError('when', 'is required (or cron) to move a row');
-          const moved = await f.store.move(id, { when: i.when, cron: i.cron, tz: zoneOf(i), now, timeoutMinutes }, { timeoutMinutes: 'timeout_minutes' });
-          f.dispatcher.requestPass();
-          await f.dispatcher.settle();
-          await f.refresh();
-          return answer([`Moved ${id}: ${moved.description} (next run ${moved.row.nextRunAt ?? '—'} UTC)${moved.running ? '. It is running now: the change applies after this run, and the run keeps its first fact' : ''}. ${health()}.`, '', rowJson(moved.row)]);
-        }
-        case 'run_now': {
-          const id = required(i.id, 'id', 'to run a row now');
-          const r = await f.store.runNow(id, now);
-          f.dispatcher.requestPass();
-          await f.dispatcher.settle();
-          await f.refresh();
-          return answer([`${id} ${r.running ? 'is running now; it runs again after this run ends (the current run keeps its first fact)' : `runs on the next pass (${now.toISOString()})`}. ${health()}.`, '', rowJson(r.row)]);
-        }
-        case 'log': {
-          const id = required(i.id, 'id', 'to read a log');
-          const row = await f.store.get(id);
-          if (!row) throw new InputError('id', `no row with id ${id}`);
-          const uri = vscode.Uri.joinPath(vscode.Uri.file(f.storeDir), 'logs', `${id}.log`);
-          let log = '';
-          try {
-            log = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
-          } catch {
-            log = '(no run log yet)';
-          }
-          return answer([`Log of ${id} (last run):`, '', log, '', JSON.stringify({ id, log })]);
-        }
-      }
+      return answer(await scheduleTool(options.input, windowHost(this.feature)));
     } catch (err) {
       throw toToolError(err);
     }

@@ -15,7 +15,7 @@ export function registerWakeSurfaces(context: vscode.ExtensionContext, wakes: Wa
       invoke: async (o) => {
         try {
           const r = await wakes.request(o.input);
-          return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(`${r.text}\n\n${JSON.stringify(r.rows.length === 1 ? r.rows[0] : r.rows, null, 2)}`)]);
+          return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(r.answer)]);
         } catch (err) {
           throw new Error(err instanceof InputError ? `Invalid input — ${err.field}: ${err.reason}` : err instanceof Error ? err.message : String(err));
         }

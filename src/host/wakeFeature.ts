@@ -2,19 +2,20 @@ import * as vscode from 'vscode';
 import { mayFire, ownerOf, type Holder } from '../core/claim';
 import { InputError } from '../core/errors';
 import { fileLink, parseQuery, wakeQuerySchema, type LandingRef } from '../core/landing';
-import { parseWakeInput, type LandingInput, type WakeWhen } from '../core/wake/contract';
+import type { LandingInput, WakeWhen } from '../core/wake/contract';
 import { coalesce, type WakeTrigger } from '../core/wake/coalesce';
 import { jobStatus, pulseEventOfRow, pulseWakeIds, renderPulse, type PulseEvent } from '../core/wake/pulse';
 import { findCodeLocus } from '../core/codeLocus';
 import type { CodeAnchor } from '../core/codeAnchor';
 import { existsSync } from 'node:fs';
-import { capRoom, describeWake, HELD_WORDS, isCommandJob, mayDeliver, unreachableTooLong, type ClaimedWake, type HeldReason, type WakeOutcome, type WakeRow } from '../core/wake/row';
+import { capRoom, describeWake, HELD_WORDS, mayDeliver, nextDueAt, unreachableTooLong, type ClaimedWake, type HeldReason, type WakeOutcome, type WakeRow } from '../core/wake/row';
 import { resumePack } from '../core/continuity';
 import { writeEvidence } from '../node/evidence';
 import { randomBase36 } from '../node/ids';
 import { holderFor, processLiveness } from '../node/liveness';
 import { readDecisions } from '../node/topicFiles';
 import { WakeStore } from '../node/wakes';
+import { sendToLifeThread, type WakeToolAnswer } from '../node/tools/wakeTool';
 import type { Continuity } from './continuity';
 import type { FeedFeature } from './feedFeature';
 import type { Lander, LandResult } from './landing';
@@ -35,6 +36,8 @@ const RECEIPT_TIMEOUT_MS = 20_000;
 /** A wake held because the chat could not be reached is tried again after this long. */
 const RETRY_UNREACHABLE_MS = 20_000;
 const HEARTBEAT_MS = 30_000;
+/** How soon a window looks again at a due wake that its MCP session still keeps. */
+const KEPT_RECHECK_MS = 2_000;
 
 interface Buffered {
   claimed: ClaimedWake;
@@ -116,7 +119,7 @@ export class WakeFeature implements vscode.Disposable {
     return (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.toString());
   }
 
-  private eligible = (row: WakeRow): boolean => mayDeliver(row, this.folders());
+  private eligible = (row: WakeRow): boolean => mayDeliver(row, this.folders(), processLiveness);
 
   async start(): Promise<void> {
     this.schedule.paused = this.paused;
@@ -166,42 +169,39 @@ export class WakeFeature implements vscode.Disposable {
 
   // ── the contract ────────────────────────────────────────────────────────────────────────────
 
-  async request(input: unknown, names?: Record<string, string>): Promise<{ text: string; rows: WakeRow[] }> {
-    const now = new Date();
-    const parsed = parseWakeInput(input, { now, tz: ownerZone(), fieldNames: names });
-    if (parsed.kind === 'cancel') {
-      const removed = await this.store.cancel(parsed.cancelToken, names?.cancel_token ?? 'cancel_token');
-      this.refreshView();
-      return { text: `Cancelled ${removed.length} wake(s) with that token: ${removed.map((r) => r.id).join(', ')}.`, rows: removed };
-    }
-    let note = '';
+  /** The contract (src/node/tools/wakeTool.ts), with what this window sees of its tasks and terminals. */
+  async request(input: unknown, names?: Record<string, string>): Promise<WakeToolAnswer> {
     let bind: vscode.Terminal | undefined;
-    let running = false;
-    if (parsed.when === 'job.done' && parsed.jobId !== undefined) {
-      const jobId = parsed.jobId;
-      if (isCommandJob(jobId)) {
-        if (!(await this.schedule.store.get(jobId))) throw new InputError(names?.job_id ?? 'job_id', `no scheduled command ${jobId} exists`);
-      } else if (jobId.startsWith('terminal:')) {
-        const name = jobId.slice('terminal:'.length);
-        bind = vscode.window.terminals.find((t) => t.name === name);
-        if (!bind) note = ` No terminal is named "${name}" now: the wake binds to the next one opened with that name.`;
-      } else {
-        running = vscode.tasks.taskExecutions.some((e) => e.task.name === jobId);
-        if (!running) {
-          const defined = await Promise.resolve(vscode.tasks.fetchTasks()).catch(() => [] as vscode.Task[]);
-          if (!defined.some((t) => t.name === jobId)) note = ` No task named "${jobId}" is defined in this workspace now; the wake waits until one with that name runs here.`;
+    let boundName: string | undefined;
+    return sendToLifeThread(input, {
+      store: this.store,
+      commands: this.schedule.store,
+      now: () => new Date(),
+      zone: () => ownerZone(),
+      owner: ownerOf(this.holder, { kind: 'window', folders: this.folders() }),
+      ...(names ? { fieldNames: names } : {}),
+      checkJob: async (parsed) => {
+        const jobId = parsed.jobId ?? '';
+        if (jobId.startsWith('terminal:')) {
+          boundName = jobId.slice('terminal:'.length);
+          bind = vscode.window.terminals.find((t) => t.name === boundName);
+          return bind ? {} : { note: ` No terminal is named "${boundName}" now: the wake binds to the next one opened with that name.` };
         }
-      }
-    }
-    const owner = ownerOf(this.holder, { kind: 'window', folders: this.folders() });
-    const landing = parsed.landing ? await this.landingOf(parsed.landing, names?.landing ?? 'landing') : undefined;
-    const row = await this.store.add(parsed, { now, owner, ...(running ? { jobStartedAt: now } : {}), ...(landing ? { landing } : {}) });
-    if (bind) this.terminalBindings.set(row.id, bind);
-    else if (parsed.jobId?.startsWith('terminal:')) this.pendingTerminalNames.set(row.id, parsed.jobId.slice('terminal:'.length));
-    this.arm(0);
-    this.refreshView();
-    const paused = this.paused ? ' Wakes are paused: it will wait until they are resumed.' : '';
-    return { text: `Wake ${row.id} set: ${parsed.description}${parsed.cancelToken ? ` (cancel token ${parsed.cancelToken})` : ''}.${note}${paused}`, rows: [row] };
+        if (vscode.tasks.taskExecutions.some((e) => e.task.name === jobId)) return { jobStartedAt: new Date() };
+        const defined = await Promise.resolve(vscode.tasks.fetchTasks()).catch(() => [] as vscode.Task[]);
+        return defined.some((t) => t.name === jobId) ? {} : { note: ` No task named "${jobId}" is defined in this workspace now; the wake waits until one with that name runs here.` };
+      },
+      added: (row) => {
+        if (bind) this.terminalBindings.set(row.id, bind);
+        else if (boundName !== undefined) this.pendingTerminalNames.set(row.id, boundName);
+      },
+      changed: () => {
+        this.arm(0);
+        this.refreshView();
+      },
+      landing: (input, field) => this.landingOf(input, field),
+      note: () => (this.paused ? ' Wakes are paused: it will wait until they are resumed.' : ''),
+    });
   }
 
   /**
@@ -588,10 +588,12 @@ export class WakeFeature implements vscode.Disposable {
       const due = await this.store.claimDue(this.claimer(), { eligible: this.eligible, maxLatenessMs: setting('catchUp.reminderMaxLatenessHours', 12) * 3600_000 });
       for (const c of due.claimed) this.enqueue(c, { ...pulseEventOfRow(c.row), reason: 'timer' });
       await this.releaseHeld();
-      const next = await this.store.nextTimerAt();
       const rows = await this.store.list();
+      const next = nextDueAt(rows.filter((r) => mayDeliver(r, this.folders())));
       const retry = rows.some((r) => r.status === 'held' && r.heldReason === 'unreachable') ? RETRY_UNREACHABLE_MS : MAX_SLEEP_MS;
-      this.arm(next ? Math.min(retry, next.getTime() - Date.now()) : retry);
+      const untilNext = next ? next.getTime() - Date.now() : Infinity;
+      // A due wake its MCP session still keeps (src/core/wake/row.ts keptBySession) is looked at again shortly, not in a tight loop.
+      this.arm(Math.min(retry, untilNext > 0 ? untilNext : KEPT_RECHECK_MS));
     } catch (err) {
       this.log.warn(`wake timers: ${String(err)}`);
       this.arm(MAX_SLEEP_MS);

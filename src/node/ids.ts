@@ -17,7 +17,7 @@ export function randomBase36(length: number): string {
   return out;
 }
 
-/** A row id: `r-` reminder, `c-` command, `w-` wake, then 10 random base36 characters. */
-export function newId(prefix: 'r' | 'c' | 'w'): string {
+/** An id: `r-` reminder, `c-` command, `w-` wake, `j-` a `life-thread run` job, then 10 random base36 characters. */
+export function newId(prefix: 'r' | 'c' | 'w' | 'j'): string {
   return `${prefix}-${randomBase36(10)}`;
 }

@@ -19,7 +19,8 @@ export const JOB_ENV = 'LIFE_THREAD_JOB';
 export const STORE_ENV = 'LIFE_THREAD_STORE';
 const FACT_ERROR_MAX = 2000;
 const TRAILER_MAX = 600;
-const COMMAND_ID = /^c-[A-Za-z0-9_-]{1,40}$/;
+/** Command rows (`c-…`) and `life-thread run` jobs (`j-…`) keep their last log at logs/<id>.log. */
+const COMMAND_ID = /^[cj]-[A-Za-z0-9_-]{1,40}$/;
 
 export interface CommandJobOptions {
   storeDir: string;

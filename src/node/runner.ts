@@ -24,6 +24,8 @@ export interface RunJobOptions {
   signal?: AbortSignal;
   /** Applied to the log before it is capped (redaction), so the result still fits `maxLogChars`. */
   transformLog?: (text: string) => string;
+  /** Sees the output as it comes (decoded, before redaction and the cap): `life-thread run` streams it to its terminal. */
+  onOutput?: (stream: 'stdout' | 'stderr', text: string) => void;
   /**
    * An environment entry only this job's processes carry (e.g. LIFE_THREAD_JOB=c-…): processes that
    * left the group are found by it after a kill.
@@ -71,13 +73,21 @@ export async function runJob(opts: RunJobOptions): Promise<JobResult> {
 
   return new Promise<JobResult>((resolve) => {
     const pid = child.pid;
-    const streams = [child.stdout, child.stderr].filter((s): s is Readable => s !== null);
+    const named = [
+      { name: 'stdout' as const, stream: child.stdout },
+      { name: 'stderr' as const, stream: child.stderr },
+    ].filter((s): s is { name: 'stdout' | 'stderr'; stream: Readable } => s.stream !== null);
+    const streams = named.map((s) => s.stream);
     let open = streams.length;
     let onDrained: (() => void) | undefined;
-    for (const stream of streams) {
+    for (const { name, stream } of named) {
       // One decoder per stream: a character split across two chunks of one stream stays whole.
       const decoder = new StringDecoder('utf8');
-      stream.on('data', (chunk: Buffer) => cap.push(decoder.write(chunk)));
+      stream.on('data', (chunk: Buffer) => {
+        const text = decoder.write(chunk);
+        cap.push(text);
+        opts.onOutput?.(name, text);
+      });
       stream.on('error', () => undefined);
       stream.once('close', () => {
         cap.push(decoder.end());

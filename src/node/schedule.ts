@@ -4,7 +4,7 @@
  */
 import { InputError } from '../core/errors';
 import { duePass, heartbeat, kindOf, moveRow, nextWorkAt, recordFact, runNow, type ClaimedRun, type Holder, type Liveness, type PassResult } from '../core/dispatch';
-import { commandRowSchema, reminderRowSchema, TEXT_LIMITS, type CommandRow, type Fact, type ReminderRow, type ScheduleRow } from '../core/schema';
+import { commandRowSchema, reminderRowSchema, TEXT_LIMITS, type CommandRow, type Fact, type Owner, type ReminderRow, type ScheduleRow } from '../core/schema';
 import { describeSchedule } from '../core/time/describe';
 import { parseWhen } from '../core/time/when';
 import { validateZone } from '../core/time/zone';
@@ -82,7 +82,7 @@ export class ScheduleStore {
     return id.startsWith('c-') ? this.commands : this.reminders;
   }
 
-  async addReminder(input: TimeInput & { text: string; destination?: ReminderRow['destination'] }, names: FieldNames = {}): Promise<Described<ReminderRow>> {
+  async addReminder(input: TimeInput & { text: string; destination?: ReminderRow['destination']; owner?: Owner }, names: FieldNames = {}): Promise<Described<ReminderRow>> {
     const text = checkText(input.text, names.text ?? 'text', TEXT_LIMITS.text);
     const tz = validateZone(input.tz, names.tz ?? 'tz');
     const parsed = parseWhen({ when: input.when, cron: input.cron, tz, kind: 'reminder', now: input.now, whenField: names.when ?? 'when', cronField: names.cron ?? 'cron' });
@@ -95,12 +95,13 @@ export class ScheduleStore {
       nextRunAt: parsed.nextRunAt.toISOString(),
       createdAt: input.now.toISOString(),
       ...(input.destination ? { destination: input.destination } : {}),
+      ...(input.owner ? { owner: input.owner } : {}),
     };
     await this.reminders.update((rows) => ({ rows: [...rows, row], result: undefined }));
     return { row, description: parsed.description };
   }
 
-  async addCommand(input: TimeInput & { command: string; cwd: string; timeoutMinutes?: number }, names: FieldNames = {}): Promise<Described<CommandRow>> {
+  async addCommand(input: TimeInput & { command: string; cwd: string; timeoutMinutes?: number; owner?: Owner }, names: FieldNames = {}): Promise<Described<CommandRow>> {
     const command = checkText(input.command, names.command ?? 'command', TEXT_LIMITS.command);
     if (command.includes('\0')) throw new InputError(names.command ?? 'command', 'contains a NUL byte');
     const timeoutMinutes = checkTimeout(input.timeoutMinutes ?? DEFAULT_TIMEOUT_MINUTES, names.timeoutMinutes ?? 'timeout_minutes');
@@ -116,6 +117,7 @@ export class ScheduleStore {
       status: 'pending',
       nextRunAt: parsed.nextRunAt.toISOString(),
       createdAt: input.now.toISOString(),
+      ...(input.owner ? { owner: input.owner } : {}),
     };
     await this.commands.update((rows) => ({ rows: [...rows, row], result: undefined }));
     return { row, description: parsed.description };

@@ -13,6 +13,7 @@ export const COMMANDS = {
   openLanding: 'lifeThread.openLanding',
   openDesk: 'lifeThread.openDesk',
   setApiKey: 'lifeThread.setApiKey',
+  copyMcpConfig: 'lifeThread.copyMcpConfig',
 } as const;
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];
 

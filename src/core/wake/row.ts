@@ -236,9 +236,30 @@ function apply(rows: readonly WakeRow[], take: Map<string, WakeRow>, claimed: Cl
   return take.size === 0 ? { rows: [...rows], claimed, changed: false } : { rows: rows.map((r) => take.get(r.id) ?? r), claimed, changed: true };
 }
 
+/**
+ * A wake set through MCP is its session's while the MCP server lives (design §9 "MCP"): its timers and
+ * its `j-…` jobs (`life-thread run`) wait for that server or a `life-thread wait`, not for a window.
+ * Once the server is gone, or it gave the wake up (held), a window of its folder delivers it.
+ */
+export function keptBySession(row: WakeRow, alive: Liveness | undefined): boolean {
+  const owner = row.owner;
+  if (owner?.kind !== 'mcp' || row.status !== 'pending' || alive === undefined) return false;
+  if (row.when !== 'timer' && !(row.when === 'job.done' && isRunJob(row.jobId))) return false;
+  return alive(owner) === true;
+}
+
 /** Whether this dispatcher (a window with these folders, or the CLI/MCP with none) may deliver the wake. */
-export function mayDeliver(row: WakeRow, folders: readonly string[] | undefined): boolean {
-  return mayFire(row.owner, folders);
+export function mayDeliver(row: WakeRow, folders: readonly string[] | undefined, alive?: Liveness): boolean {
+  return mayFire(row.owner, folders) && !keptBySession(row, alive);
+}
+
+/** What a wake set through MCP says when it went elsewhere than its session (design §9: "says so in its fact"). */
+export function sessionFallbackNote(row: WakeRow, via: WakeFact['via']): string | undefined {
+  const o = row.owner;
+  if (o?.kind !== 'mcp' || via === 'mcp' || via === 'wait' || via === undefined) return undefined;
+  const who = `${o.client ?? 'an MCP client'}${o.pid !== undefined ? `, pid ${o.pid}` : ''}${o.cwd ? `, in ${o.cwd}` : ''}`;
+  const where = via === 'notification' ? 'a notification' : via === 'agent' ? 'chat agent mode' : '@life in a VS Code window';
+  return `set through MCP (${who}); that session could not take it (gone, or no push and no life-thread wait), so it went to ${where}`;
 }
 
 /**
@@ -330,7 +351,9 @@ export function markDelivered(rows: readonly WakeRow[], ids: readonly string[], 
     if (!want.has(r.id) || (r.status !== 'delivering' && r.status !== 'held')) return r;
     delivered.push(r.id);
     const { claim: _c, heldReason: _h, heldAt: _a, ...rest } = r;
-    return { ...rest, status: 'fired' as const, firedAt: iso(now), fact: { ...(r.fact ?? {}), ...fact } };
+    const note = sessionFallbackNote(r, fact.via);
+    const reason = note === undefined ? fact.reason : fact.reason ? `${fact.reason}; ${note}` : note;
+    return { ...rest, status: 'fired' as const, firedAt: iso(now), fact: { ...(r.fact ?? {}), ...fact, ...(reason !== undefined ? { reason: reason.slice(0, 400) } : {}) } };
   });
   return { rows: delivered.length > 0 ? out : [...rows], delivered };
 }
@@ -379,6 +402,11 @@ export function takeOverOrphans(
     }
   }
   return { ...apply(rows, take, claimed), lost, resumed };
+}
+
+/** A job of `life-thread run` (`j-…`): its end is seen by the running process, not by a window. */
+export function isRunJob(jobId: string | undefined): boolean {
+  return jobId !== undefined && /^j-[A-Za-z0-9_-]{1,40}$/.test(jobId);
 }
 
 /** A command row's end is seen by whoever runs it, so its wakes have no watching window. */

@@ -1,0 +1,199 @@
+/**
+ * The verbs for agents in a terminal (design §8 "More CLI verbs", §9 "CLI additions", "MCP"):
+ * `mcp` (the stdio MCP server, loaded from its own bundle), `wait <wake id> [--timeout S]` and
+ * `run [--wake TEXT] -- <command…>`.
+ */
+import { setMaxListeners } from 'node:events';
+import * as path from 'node:path';
+import { ownerOf } from '../core/claim';
+import { InputError } from '../core/errors';
+import { pulseEventOfRow, renderPulse } from '../core/wake/pulse';
+import { isRunJob, wakeIdSchema, type WakeRow } from '../core/wake/row';
+import { parseWakeInput } from '../core/wake/contract';
+import { newId } from '../node/ids';
+import { cliHolder, processLiveness } from '../node/liveness';
+import { runTerminalJob, triggerJobWakes } from '../node/terminalJob';
+import { WakeCourier } from '../node/wakeCourier';
+import { WakeStore } from '../node/wakes';
+import { version } from '../../package.json';
+import { has, lockWaitFromEnv, parseTimeoutMinutes, valueOf } from './args';
+import type { Context } from './commands';
+
+/** `wait` gave up after --timeout (design §8: exit 4 means "timed out waiting"). */
+export class TimedOut extends Error {
+  readonly exitCode = 4;
+}
+
+function wakeStore(ctx: Context): WakeStore {
+  return new WakeStore({ dir: ctx.storeDir, lockWaitMs: lockWaitFromEnv(ctx.env) });
+}
+
+// ---------------------------------------------------------------------------------------------
+// mcp
+
+/** The server's module, bundled apart (dist/mcp.js) so that other verbs never load the MCP SDK. */
+type McpModule = typeof import('../node/mcp/server');
+
+export async function mcp(ctx: Context): Promise<void> {
+  const [extra] = ctx.rest;
+  if (extra !== undefined) throw new InputError('command', `unexpected argument '${extra}'`);
+  if (ctx.json) throw new InputError('json', 'mcp speaks JSON-RPC on stdout already; leave out --json');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const server = require(path.join(__dirname, 'mcp.js')) as McpModule;
+  await server.serveMcp({
+    storeDir: ctx.storeDir,
+    cwd: ctx.cwd,
+    tz: ctx.tz,
+    version,
+    lockWaitMs: lockWaitFromEnv(ctx.env),
+    log: (line) => process.stderr.write(`life-thread mcp: ${line}\n`),
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// wait
+
+/** `wait --json` (design §9): the wake's own text and the pulse's block as JSON. */
+export function pulseJson(row: WakeRow): Record<string, unknown> {
+  const e = pulseEventOfRow(row);
+  return {
+    text: row.text ?? JSON.stringify(row.payload ?? null),
+    life_wake: {
+      wake: row.id,
+      reason: e.reason ?? row.when,
+      job: e.job ? { id: e.job.id ?? row.jobId ?? null, status: e.job.status, exit_code: e.job.exitCode ?? null } : null,
+      summary: e.summary ?? null,
+      landing: e.landing ?? null,
+      desk: e.desk ?? null,
+    },
+  };
+}
+
+function parseTimeoutSeconds(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const t = raw.trim();
+  if (!/^\d{1,9}(\.\d{1,3})?$/.test(t) || Number(t) <= 0) throw new InputError('timeout', `must be a number of seconds above 0, got '${raw}'`);
+  return Number(t);
+}
+
+/**
+ * Blocks until the wake fires and prints its pulse. A wake set outside a window (CLI, MCP) is
+ * claimed and delivered by this process when it comes due (`via: wait`); one a window delivers is
+ * printed once it fired there.
+ */
+export async function wait(ctx: Context): Promise<void> {
+  const [raw, extra] = ctx.rest;
+  if (raw === undefined) throw new InputError('id', 'is missing: give the wake id, e.g. life-thread wait w-abc123');
+  if (extra !== undefined) throw new InputError('command', `unexpected argument '${extra}' after the wake id`);
+  const id = raw.trim();
+  if (!wakeIdSchema.safeParse(id).success) throw new InputError('id', `'${raw}' is not a wake id (w-…)`);
+  const timeoutS = parseTimeoutSeconds(valueOf(ctx.args, 'timeout'));
+  const store = wakeStore(ctx);
+  if (!(await store.get(id))) throw new InputError('id', `no wake ${id} in ${ctx.storeDir}`);
+
+  const holder = cliHolder();
+  let printed = false;
+  const print = (row: WakeRow): void => {
+    if (printed) return;
+    printed = true;
+    ctx.out(ctx.json ? `${JSON.stringify(pulseJson(row))}\n` : `${renderPulse(row, pulseEventOfRow(row))}\n`);
+  };
+  return new Promise<void>((resolve, reject) => {
+    let timer: NodeJS.Timeout | undefined;
+    const finish = (err?: Error): void => {
+      if (timer) clearTimeout(timer);
+      courier.stop();
+      if (err) reject(err);
+      else resolve();
+    };
+    const courier = new WakeCourier({
+      store,
+      holder,
+      // A window's wake is the window's to deliver; this process prints it once it fired.
+      claimable: (r) => r.id === id && r.owner?.kind !== 'window',
+      deliver: async (claims) => {
+        const mine = claims.find((c) => c.id === id);
+        if (mine) print(mine.row);
+        return { fact: { delivered: true, via: 'wait' } };
+      },
+      observe: async (rows) => {
+        const row = rows.find((r) => r.id === id);
+        if (!row) return finish(new InputError('id', `wake ${id} is gone from ${ctx.storeDir} (cleaned a day after it settled)`));
+        if (row.status === 'fired') {
+          print(row);
+          return finish();
+        }
+        if (row.status === 'cancelled' || row.status === 'missed') {
+          return finish(new InputError('id', `wake ${id} was ${row.status}${row.status === 'missed' ? ' (past the catch-up limit)' : ''}; it will not fire`));
+        }
+        // The `life-thread run` that watched its job is gone before the job ended: the wake fires as lost.
+        if (row.status === 'pending' && row.when === 'job.done' && isRunJob(row.jobId) && row.owner?.kind === 'cli' && processLiveness(row.owner) === false) {
+          const lost = await store.claimTriggered((r) => r.id === id && r.status === 'pending', { jobStatus: 'lost', exitCode: null, summary: `the life-thread run watching ${row.jobId ?? 'the job'} stopped before the job ended` }, { now: new Date(), holder });
+          await store.hold(lost, 'unreachable');
+        }
+      },
+      onError: (err) => process.stderr.write(`life-thread wait: ${err instanceof Error ? err.message : String(err)}\n`),
+    });
+    if (timeoutS !== undefined) {
+      timer = setTimeout(() => finish(new TimedOut(`wake ${id} did not fire within ${timeoutS} s`)), timeoutS * 1000);
+    }
+    courier.start();
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// run
+
+const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+const RUN_TIMEOUT_DEFAULT_MINUTES = 60;
+
+/** Runs a command as a job in the foreground and exits with its exit code; `--wake` sets a job.done wake on it. */
+export async function run(ctx: Context): Promise<number> {
+  const dd = ctx.args.beforeDashDash;
+  if (dd === undefined || dd !== 1) {
+    throw new InputError('command', "give the command after --, e.g. life-thread run --wake 'tests done' -- npm test");
+  }
+  const argv = ctx.args.positionals.slice(1);
+  if (argv.length === 0) throw new InputError('command', 'is missing after --');
+  if (argv.some((w) => w.includes('\0'))) throw new InputError('command', 'contains a NUL byte');
+  const rawTimeout = valueOf(ctx.args, 'timeout-minutes');
+  const minutes = rawTimeout === undefined ? RUN_TIMEOUT_DEFAULT_MINUTES : parseTimeoutMinutes(rawTimeout);
+  const jobId = newId('j');
+  const store = wakeStore(ctx);
+  const wakeText = valueOf(ctx.args, 'wake');
+  let wakeId: string | null = null;
+  if (wakeText !== undefined) {
+    const job = ctx.env.LIFE_THREAD_JOB;
+    if (job !== undefined && job !== '' && !has(ctx.args, 'allow-nested')) {
+      throw new InputError('nested', `this runs inside the job ${job} (LIFE_THREAD_JOB is set); a wake from a job needs --allow-nested`);
+    }
+    const parsed = parseWakeInput({ text: wakeText, when: 'job.done', job_id: jobId }, { now: ctx.clock(), tz: ctx.tz, fieldNames: { text: 'wake' } });
+    if (parsed.kind !== 'wake') throw new InputError('wake', 'is missing: give the text you want to read when the job ends');
+    const row = await store.add(parsed, { now: ctx.clock(), owner: ownerOf(cliHolder(), { kind: 'cli', cwd: ctx.cwd }), jobStartedAt: ctx.clock() });
+    wakeId = row.id;
+  }
+  process.stderr.write(ctx.json ? `${JSON.stringify({ jobId, wakeId })}\n` : `life-thread: job ${jobId}${wakeId ? ` (wake ${wakeId})` : ''}\n`);
+
+  // The job has its own process group, so a terminal's Ctrl-C would not reach it: stop it and record why.
+  const abort = new AbortController();
+  setMaxListeners(0, abort.signal);
+  const onSignal = (sig: NodeJS.Signals): void => abort.abort(new Error(`life-thread run was stopped by ${sig}`));
+  for (const sig of STOP_SIGNALS) process.on(sig, onSignal);
+  try {
+    const end = await runTerminalJob({
+      storeDir: ctx.storeDir,
+      jobId,
+      argv,
+      cwd: ctx.cwd,
+      env: ctx.env,
+      timeoutMs: minutes * 60_000,
+      signal: abort.signal,
+      onOutput: (stream, text) => void (stream === 'stdout' ? process.stdout.write(text) : process.stderr.write(text)),
+    });
+    if (end.fact.error) process.stderr.write(`life-thread: ${jobId}: ${end.fact.error}\n`);
+    await triggerJobWakes(store, jobId, end, cliHolder());
+    return end.exitCode;
+  } finally {
+    for (const sig of STOP_SIGNALS) process.off(sig, onSignal);
+  }
+}

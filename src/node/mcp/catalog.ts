@@ -1,0 +1,71 @@
+/**
+ * The tools `life-thread mcp` offers (design §9 "MCP"): the language-model tools by the same names,
+ * their descriptions from package.json (the ones VS Code shows the model), input schemas generated
+ * from the same zod schemas, and calls that run the same functions (src/node/tools/).
+ */
+import { z } from 'zod';
+import { contributes } from '../../../package.json';
+import { remindInputSchema, resolveAnchorInputSchema, scheduleInputSchema } from '../../core/toolInputs';
+import { wakeInputSchema } from '../../core/wake/contract';
+import { resolveAnchorTool, type AnchorToolHost } from '../tools/anchorTool';
+import { remindTool, scheduleTool, type ScheduleToolHost } from '../tools/scheduleTools';
+import { sendToLifeThread, type WakeToolHost } from '../tools/wakeTool';
+
+export const MCP_TOOL_NAMES = ['lifethread_remind', 'lifethread_schedule', 'lifethread_sendToLifeThread', 'lifethread_resolveAnchor'] as const;
+export type McpToolName = (typeof MCP_TOOL_NAMES)[number];
+
+const SCHEMAS: Record<McpToolName, z.ZodType> = {
+  lifethread_remind: remindInputSchema,
+  lifethread_schedule: scheduleInputSchema,
+  lifethread_sendToLifeThread: wakeInputSchema,
+  lifethread_resolveAnchor: resolveAnchorInputSchema,
+};
+
+/** What differs outside a VS Code window, said in the description the client shows its model. */
+const OUTSIDE_A_WINDOW: Partial<Record<McpToolName, string>> = {
+  lifethread_sendToLifeThread:
+    ' Over MCP the pulse comes back into this session where the client can take it (Claude Code channels; MCP log messages or resource updates), or to `life-thread wait <wake id>` run as a background command; when this session is gone, to @life in a VS Code window of this folder.',
+  lifethread_resolveAnchor: ' Outside a VS Code window the symbol step is skipped (no symbol provider) and `open` is refused.',
+};
+
+export interface McpTool {
+  name: McpToolName;
+  description: string;
+  inputSchema: { type: 'object'; [key: string]: unknown };
+}
+
+function descriptionOf(name: McpToolName): string {
+  const t = contributes.languageModelTools.find((x) => x.name === name);
+  return `${t?.modelDescription ?? name}${OUTSIDE_A_WINDOW[name] ?? ''}`;
+}
+
+export function mcpTools(): McpTool[] {
+  return MCP_TOOL_NAMES.map((name) => {
+    const { $schema: _s, ...schema } = z.toJSONSchema(SCHEMAS[name], { io: 'input', unrepresentable: 'any' });
+    return { name, description: descriptionOf(name), inputSchema: { ...schema, type: 'object' } };
+  });
+}
+
+export function isMcpToolName(name: string): name is McpToolName {
+  return (MCP_TOOL_NAMES as readonly string[]).includes(name);
+}
+
+export interface McpToolHosts {
+  schedule: ScheduleToolHost;
+  wake: WakeToolHost;
+  anchor: AnchorToolHost;
+}
+
+/** Runs a tool; bad input throws InputError(field, reason), as the language-model tools do. */
+export async function callMcpTool(name: McpToolName, args: unknown, hosts: McpToolHosts): Promise<string> {
+  switch (name) {
+    case 'lifethread_remind':
+      return remindTool(args, hosts.schedule);
+    case 'lifethread_schedule':
+      return scheduleTool(args, hosts.schedule);
+    case 'lifethread_sendToLifeThread':
+      return (await sendToLifeThread(args, hosts.wake)).answer;
+    case 'lifethread_resolveAnchor':
+      return resolveAnchorTool(args, hosts.anchor);
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * `lifethread_resolveAnchor` (design §4): a CodeAnchor re-found by the ladder, or a message span of a
+ * topic's export checked against its quote — input → resolution → answer text, written once for the
+ * VS Code tool and the MCP server. Outside a window there is no document symbol provider: the symbol
+ * step is skipped (and the answer says so), and `open` is refused (design §9 "MCP").
+ */
+import { readFile } from 'node:fs/promises';
+import { prepareText, resolveAnchorIn, type AnchorResolution, type CodeAnchor } from '../../core/codeAnchor';
+import { InputError } from '../../core/errors';
+import { isInsideFolders } from '../../core/landing';
+import { parseToolInput, resolveAnchorInputSchema } from '../../core/toolInputs';
+import { spanOf } from '../../core/transcript';
+import { readAllRecords } from '../topicFiles';
+
+export interface AnchorToolHost {
+  /** The ladder over the anchor's file (a window adds the symbol step). */
+  resolve(anchor: CodeAnchor): Promise<AnchorResolution>;
+  /** False where no symbol provider exists (the MCP server): the answer says the step was skipped. */
+  symbolStep: boolean;
+  /** Where a topic's files live. */
+  topicDir(topic: string): string;
+  /** Opens places for the user; absent outside a window, where `open: true` is refused. */
+  open?: {
+    anchor(anchor: CodeAnchor): Promise<void>;
+    message(topic: string, msgId: string, start: number, end: number): Promise<void>;
+  };
+  /** Why `open` cannot be done here. */
+  noOpen?: string;
+}
+
+/** Bad input throws InputError(field, reason). */
+export async function resolveAnchorTool(input: unknown, host: AnchorToolHost): Promise<string> {
+  const i = parseToolInput(resolveAnchorInputSchema, input);
+  if (!i.anchor === !i.message) throw new InputError('anchor', 'give exactly one of anchor (a CodeAnchor) or message ({ topic, msgId, start, end, quote? })');
+  if (i.open && !host.open) throw new InputError('open', host.noOpen ?? 'cannot open places here');
+  if (i.anchor) {
+    const res = await host.resolve(i.anchor);
+    if (i.open) await host.open?.anchor(i.anchor);
+    const lines = `${res.range.start.line + 1}-${res.range.end.line + 1}`;
+    const skipped = !host.symbolStep && i.anchor.symbol !== '' ? ' The symbol step was skipped: no symbol provider outside a VS Code window.' : '';
+    const text =
+      res.step === 'orphaned'
+        ? `The anchor is orphaned: ${res.reason}. Its old place was lines ${lines}.`
+        : `Re-found by the "${res.step}" step at lines ${lines} of ${i.anchor.path}: ${res.reason}.`;
+    return `${text}${skipped}\n\n${JSON.stringify({ step: res.step, range: res.range, healed: res.healed, original: res.original })}`;
+  }
+  const m = i.message;
+  if (!m) throw new InputError('message', 'is missing');
+  // Bounded partitions: the message may be in an earlier partition's export (history/).
+  const records = await readAllRecords(host.topicDir(m.topic)).catch(() => []);
+  const span = spanOf(records, m.msgId, m.start, m.end);
+  if ('error' in span) throw new InputError('message', span.error);
+  const matches = m.quote === undefined ? undefined : span.span === m.quote;
+  if (i.open) await host.open?.message(m.topic, m.msgId, m.start, m.end);
+  const verdict = matches === undefined ? '' : matches ? ' The quote stands at its span.' : ' The quote does NOT stand at its span.';
+  return `Message ${m.msgId} of topic ${m.topic}, characters ${m.start}-${m.end}: "${span.span}".${verdict}\n\n${JSON.stringify({ msgId: m.msgId, start: m.start, end: m.end, text: span.span, quoteMatches: matches ?? null })}`;
+}
+
+/** The ladder without the symbol step, over a file read from disk inside `roots` (the MCP server's folder). */
+export async function resolveAnchorOnDisk(anchor: CodeAnchor, roots: readonly string[]): Promise<AnchorResolution> {
+  if (!isInsideFolders(anchor.path, roots)) throw new InputError('anchor', `${anchor.path} is outside ${roots.join(', ')}; an anchor is resolved only inside the working folder`);
+  let text: string;
+  try {
+    text = await readFile(anchor.path, 'utf8');
+  } catch (e) {
+    throw new InputError('anchor', `cannot read ${anchor.path}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  return resolveAnchorIn(prepareText(text), anchor);
+}

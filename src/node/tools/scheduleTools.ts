@@ -1,0 +1,119 @@
+/**
+ * `lifethread_remind` and `lifethread_schedule` (design §2 "Tools", §8 "LM tool inputs"): input →
+ * store operation → answer text, written once. The VS Code language-model tools and the MCP server
+ * (`life-thread mcp`) both call these, so they take the same inputs and give the same answers: prose
+ * that states the resolved instant and the dispatcher's health, then the row as JSON.
+ */
+import { InputError } from '../../core/errors';
+import { rowSentence } from '../../core/rowView';
+import type { Owner, ScheduleRow } from '../../core/schema';
+import { parseToolInput, remindInputSchema, required, scheduleInputSchema, timeoutFrom } from '../../core/toolInputs';
+import { validateZone } from '../../core/time/zone';
+import { readLog } from '../jobs';
+import type { ScheduleStore } from '../schedule';
+
+/** What a tool call needs from where it runs: a window (its dispatcher) or the MCP server (the pulse file). */
+export interface ScheduleToolHost {
+  store: ScheduleStore;
+  now(): Date;
+  /** The owner's zone, used when the call gives no `tz`. */
+  zone(): string;
+  /** The dispatcher's health in one line ("Dispatcher healthy · last pass 3 s ago"). */
+  health(): Promise<string> | string;
+  /** Recorded on the rows this call adds. */
+  owner?: Owner;
+  /** The working directory of command rows, or why there is none. */
+  cwd(): { dir: string } | { missing: string };
+  /** Before a read: let a pass in flight finish, so the answer shows its facts. */
+  settle?(): Promise<void>;
+  /** After a change: run a pass now and refresh what shows the rows. */
+  changed?(): Promise<void>;
+}
+
+function rowJson(row: ScheduleRow | ScheduleRow[]): string {
+  return JSON.stringify(row, null, 2);
+}
+
+function zoneOf(input: { tz?: string }, host: ScheduleToolHost): string {
+  return input.tz ? validateZone(input.tz, 'tz') : host.zone();
+}
+
+/** `lifethread_remind` { action: add | list | remove }. Bad input throws InputError(field, reason). */
+export async function remindTool(input: unknown, host: ScheduleToolHost): Promise<string> {
+  const i = parseToolInput(remindInputSchema, input);
+  const now = host.now();
+  await host.settle?.();
+  if (i.action === 'list') {
+    const snap = await host.store.listReminders();
+    const lines = snap.rows.length ? snap.rows.map((r) => `- ${rowSentence(r, now)}`) : ['No reminders.'];
+    return [`${snap.rows.length} reminder(s). ${await host.health()}.`, ...lines, '', rowJson(snap.rows)].join('\n');
+  }
+  if (i.action === 'remove') {
+    const id = required(i.id, 'id', 'to remove a reminder');
+    if (!id.startsWith('r-')) throw new InputError('id', `'${id}' is not a reminder id (r-…); use lifethread_schedule for c-… rows`);
+    const removed = await host.store.remove(id);
+    await host.changed?.();
+    return [`Removed reminder ${id}. ${await host.health()}.`, '', rowJson(removed)].join('\n');
+  }
+  const text = required(i.text, 'text', 'to add a reminder: the prompt the agent runs at the due time');
+  if (!i.when && !i.cron) throw new InputError('when', "is required (or cron): words like 'in 20 minutes', 'tomorrow at 9', 'every weekday at 09:00', or ISO");
+  const added = await host.store.addReminder({ text, when: i.when, cron: i.cron, tz: zoneOf(i, host), now, ...(host.owner ? { owner: host.owner } : {}) });
+  await host.changed?.();
+  return [`Reminder ${added.row.id} added: ${added.description} (zone ${added.row.tz}; next run ${added.row.nextRunAt ?? '—'} UTC). ${await host.health()}.`, '', rowJson(added.row)].join('\n');
+}
+
+/** `lifethread_schedule` { action: add_command | list | remove | move | run_now | log }. */
+export async function scheduleTool(input: unknown, host: ScheduleToolHost): Promise<string> {
+  const i = parseToolInput(scheduleInputSchema, input);
+  const now = host.now();
+  await host.settle?.();
+  const timeoutMinutes = timeoutFrom(i.timeout_minutes);
+  const store = host.store;
+  switch (i.action) {
+    case 'list': {
+      const snap = await store.listCommands();
+      const lines = snap.rows.length ? snap.rows.map((r) => `- ${rowSentence(r, now)}`) : ['No scheduled commands.'];
+      return [`${snap.rows.length} scheduled command(s). ${await host.health()}.`, ...lines, '', rowJson(snap.rows)].join('\n');
+    }
+    case 'add_command': {
+      const command = required(i.command, 'command', 'to add a command row');
+      const cwd = host.cwd();
+      if ('missing' in cwd) throw new InputError('command', cwd.missing);
+      if (!i.when && !i.cron) throw new InputError('when', "is required (or cron): e.g. 'in 10 minutes', 'every 30m', 'every day at 02:00'");
+      const added = await store.addCommand({ command, cwd: cwd.dir, when: i.when, cron: i.cron, tz: zoneOf(i, host), now, timeoutMinutes, ...(host.owner ? { owner: host.owner } : {}) });
+      await host.changed?.();
+      return [
+        `Command ${added.row.id} scheduled: ${added.description} (zone ${added.row.tz}; next run ${added.row.nextRunAt ?? '—'} UTC; timeout ${added.row.timeoutMinutes} min). ${await host.health()}.`,
+        '',
+        rowJson(added.row),
+      ].join('\n');
+    }
+    case 'remove': {
+      const removed = await store.remove(required(i.id, 'id', 'to remove a row'));
+      await host.changed?.();
+      return [`Removed ${removed.id}. ${await host.health()}.`, '', rowJson(removed)].join('\n');
+    }
+    case 'move': {
+      const id = required(i.id, 'id', 'to move a row');
+      if (!i.when && !i.cron) throw new InputError('when', 'is required (or cron) to move a row');
+      const moved = await store.move(id, { when: i.when, cron: i.cron, tz: zoneOf(i, host), now, timeoutMinutes }, { timeoutMinutes: 'timeout_minutes' });
+      await host.changed?.();
+      const running = moved.running ? '. It is running now: the change applies after this run, and the run keeps its first fact' : '';
+      return [`Moved ${id}: ${moved.description} (next run ${moved.row.nextRunAt ?? '—'} UTC)${running}. ${await host.health()}.`, '', rowJson(moved.row)].join('\n');
+    }
+    case 'run_now': {
+      const id = required(i.id, 'id', 'to run a row now');
+      const r = await store.runNow(id, now);
+      await host.changed?.();
+      const when = r.running ? 'is running now; it runs again after this run ends (the current run keeps its first fact)' : `runs on the next pass (${now.toISOString()})`;
+      return [`${id} ${when}. ${await host.health()}.`, '', rowJson(r.row)].join('\n');
+    }
+    case 'log': {
+      const id = required(i.id, 'id', 'to read a log');
+      const row = await store.get(id);
+      if (!row) throw new InputError('id', `no row with id ${id}`);
+      const log = (await readLog(store.dir, id)) ?? '(no run log yet)';
+      return [`Log of ${id} (last run):`, '', log, '', JSON.stringify({ id, log })].join('\n');
+    }
+  }
+}
