@@ -4,8 +4,9 @@
  */
 import { setMaxListeners } from 'node:events';
 import { InputError } from '../core/errors';
+import { stringifyDeep } from '../core/jsonText';
 import type { ClaimedRun } from '../core/dispatch';
-import { SCHEMA_VERSION, type ScheduleRow } from '../core/schema';
+import { SCHEMA_VERSION, type Owner, type ScheduleRow } from '../core/schema';
 import { describeInstant, describeSchedule } from '../core/time/describe';
 import { nextRunAfter } from '../core/time/runs';
 import { readLog, fireCommandRow, removeJobArtifacts } from '../node/jobs';
@@ -51,8 +52,9 @@ export const CLI_FIELDS: FieldNames = {
 export const HEALTHY_WITHIN_MS = 120_000;
 const DOCTOR_NEXT_RUNS = 10;
 
+/** JSON on stdout; without recursion, so doctor can print a quarantined row nested thousands of levels deep. */
 function emitJson(ctx: Context, value: unknown): void {
-  ctx.out(`${JSON.stringify(value, null, 2)}\n`);
+  ctx.out(`${stringifyDeep(value, 2)}\n`);
 }
 
 function zone(ctx: Context): string {
@@ -94,13 +96,18 @@ function runningNote(running: boolean | undefined): string {
   return running ? '; it is running now, so the change applies after the run' : '';
 }
 
+/** Rows added from a terminal belong to no workspace: the first window (or dispatch --once) fires them. */
+function cliOwner(ctx: Context): Owner {
+  return ownerOf(cliHolder(), { kind: 'cli', cwd: ctx.cwd });
+}
+
 export async function remindAdd(ctx: Context): Promise<void> {
   noPositionals(ctx);
   nestedGuard(ctx);
   const text = valueOf(ctx.args, 'text');
   if (text === undefined) throw new InputError('text', 'is missing: give --text "what to remind"');
   const t = timeFlags(ctx);
-  const added = await ctx.store.addReminder({ text, ...t, tz: ctx.tz, now: ctx.clock() }, CLI_FIELDS);
+  const added = await ctx.store.addReminder({ text, ...t, tz: ctx.tz, now: ctx.clock(), owner: cliOwner(ctx) }, CLI_FIELDS);
   if (ctx.json) return emitJson(ctx, added.row);
   ctx.out(`Added ${added.row.id}: ${added.description} (${zone(ctx)})\n`);
 }
@@ -113,7 +120,7 @@ export async function scheduleAddCommand(ctx: Context): Promise<void> {
   const t = timeFlags(ctx);
   const rawTimeout = valueOf(ctx.args, 'timeout-minutes');
   const timeoutMinutes = rawTimeout === undefined ? undefined : parseTimeoutMinutes(rawTimeout);
-  const added = await ctx.store.addCommand({ command, cwd: ctx.cwd, timeoutMinutes, ...t, tz: ctx.tz, now: ctx.clock() }, CLI_FIELDS);
+  const added = await ctx.store.addCommand({ command, cwd: ctx.cwd, timeoutMinutes, ...t, tz: ctx.tz, now: ctx.clock(), owner: cliOwner(ctx) }, CLI_FIELDS);
   if (ctx.json) return emitJson(ctx, added.row);
   ctx.out(`Added ${added.row.id}: ${added.description}; runs in ${added.row.cwd} with a ${added.row.timeoutMinutes} min timeout (${zone(ctx)})\n`);
 }

@@ -229,6 +229,32 @@ function occurrences(hay: string, needle: string, cap = 20): number[] {
   return out;
 }
 
+/** How a message anchor was found (the CodeAnchor ladder's steps that apply to a message). */
+export interface MessageAnchorResolution {
+  step: 'exact' | 'excerpt' | 'orphaned';
+  /** Where the quote stands now; for `orphaned`, the stored span. */
+  start: number;
+  end: number;
+  reason: string;
+}
+
+/**
+ * A message anchor through the ladder of CodeAnchors (design §6: one family, one resolver): exact at
+ * its span → the quote found once elsewhere in the same message (moved; the new span) → orphaned.
+ * Used by the lint (validateAnchors) and by lifethread_resolveAnchor.
+ */
+export function resolveMessageAnchor(text: string, a: { start: number; end: number; quote: string }): MessageAnchorResolution {
+  if (text.slice(a.start, a.end) === a.quote && a.quote !== '') return { step: 'exact', start: a.start, end: a.end, reason: `the quote stands at ${a.start}-${a.end}` };
+  if (a.quote === '') return { step: 'orphaned', start: a.start, end: a.end, reason: 'the anchor quotes nothing' };
+  const hits = occurrences(text, a.quote);
+  const first = hits[0];
+  if (hits.length === 1 && first !== undefined) {
+    return { step: 'excerpt', start: first, end: first + a.quote.length, reason: `the quote stands once at ${first}-${first + a.quote.length} (moved)` };
+  }
+  if (hits.length > 1) return { step: 'orphaned', start: a.start, end: a.end, reason: `the quote stands ${hits.length >= 20 ? '20 or more' : hits.length} times in the message (ambiguous)` };
+  return { step: 'orphaned', start: a.start, end: a.end, reason: 'the quote is not in the message' };
+}
+
 /**
  * Checks that each quote stands verbatim at [start, end) of its message's text (UTF-16,
  * end-exclusive), in an export whose record is unedited (its hash recomputes). One reason per anchor,
@@ -267,13 +293,9 @@ export function validateAnchors(records: readonly ExportRecord[], anchors: reado
     if (there === a.quote) continue;
     const b: BrokenAnchor = { where, msgId: a.msgId, kind: 'quote_differs', reason: `quote differs: span ${a.start}-${a.end} of message ${a.msgId} holds ${showText(there)}, the anchor quotes ${showText(a.quote)}` };
     if (a.quote !== '') {
-      const hits = occurrences(r.text, a.quote);
-      const first = hits[0];
-      if (hits.length === 1 && first !== undefined) {
-        b.movedTo = { start: first, end: first + a.quote.length };
-        b.reason += `; the quote stands once at ${first}-${first + a.quote.length} (moved)`;
-      } else if (hits.length > 1) b.reason += `; the quote stands ${hits.length >= 20 ? '20 or more' : hits.length} times in the message (ambiguous)`;
-      else b.reason += '; the quote is not in the message';
+      const res = resolveMessageAnchor(r.text, a);
+      if (res.step === 'excerpt') b.movedTo = { start: res.start, end: res.end };
+      b.reason += `; ${res.reason}`;
     }
     broken.push(b);
   }

@@ -2,14 +2,18 @@
  * JSON.stringify without recursion: a row nested thousands of levels deep (found in a table by hand
  * or by a fuzzer) must be quarantined verbatim and shown, not overflow the stack. Output equals
  * JSON.stringify's for plain data (objects, arrays, strings, finite numbers, booleans, null; toJSON
- * is honoured; undefined and functions are left out of objects and become null in arrays).
+ * is honoured; undefined and functions are left out of objects and become null in arrays). With an
+ * indent, levels deeper than INDENT_DEPTH are written compact: indenting 100,000 levels would need
+ * gigabytes of spaces.
  */
+const INDENT_DEPTH = 64;
+
 export function stringifyDeep(value: unknown, indent = 0): string {
   const pad = indent > 0 ? ' '.repeat(Math.min(10, Math.floor(indent))) : '';
   const out: string[] = [];
   type Frame = { kind: 'arr'; items: unknown[]; i: number; depth: number } | { kind: 'obj'; obj: Record<string, unknown>; keys: string[]; i: number; depth: number; wrote: boolean };
   const stack: Frame[] = [];
-  const nl = (depth: number): string => (pad ? `\n${pad.repeat(depth)}` : '');
+  const nl = (depth: number): string => (pad && depth <= INDENT_DEPTH ? `\n${pad.repeat(depth)}` : '');
 
   /** Writes a scalar, or opens a container (returns true); `inArray` turns unrepresentable values into null. */
   const emit = (raw: unknown, depth: number, inArray: boolean): boolean => {
@@ -59,7 +63,7 @@ export function stringifyDeep(value: unknown, indent = 0): string {
         continue;
       }
       const k = f.keys[f.i++] as string;
-      out.push(`${f.wrote ? ',' : ''}${nl(f.depth)}${JSON.stringify(k)}:${pad ? ' ' : ''}`);
+      out.push(`${f.wrote ? ',' : ''}${nl(f.depth)}${JSON.stringify(k)}:${pad && f.depth <= INDENT_DEPTH ? ' ' : ''}`);
       f.wrote = true;
       emit(f.obj[k], f.depth, false);
     }

@@ -5,7 +5,7 @@ import type { RowKind } from '../core/time/limits';
 import { parseWhen } from '../core/time/when';
 import { COMMANDS } from '../shared/commands';
 import type { ScheduleFeature } from './scheduleFeature';
-import { ownerZone } from './scheduleFeature';
+import { ownerZone, windowOwner } from './scheduleFeature';
 
 /** Asks for a time with a live preview of the resolved instant (owner's zone and UTC) under the box. */
 export async function askWhen(kind: RowKind, title: string, initial = ''): Promise<{ when?: string; cron?: string } | undefined> {
@@ -84,7 +84,7 @@ export function registerScheduleCommands(context: vscode.ExtensionContext, featu
         const when = args?.when || args?.cron ? { when: args.when, cron: args.cron } : await askWhen('reminder', 'Add Reminder (2/2): when?');
         if (!when) return undefined;
         const folder = workspaceRoot();
-        const added = await after(store.addReminder({ text, ...when, tz: ownerZone(), now: new Date(), ...(folder ? { destination: { folder } } : {}) }));
+        const added = await after(store.addReminder({ text, ...when, tz: ownerZone(), now: new Date(), owner: windowOwner(), ...(folder ? { destination: { folder } } : {}) }));
         void vscode.window.showInformationMessage(`Reminder ${added.row.id}: ${added.description}.`);
         return added.row;
       } catch (err) {
@@ -107,7 +107,7 @@ export function registerScheduleCommands(context: vscode.ExtensionContext, featu
         if (!command) return undefined;
         const when = args?.when || args?.cron ? { when: args.when, cron: args.cron } : await askWhen('command', 'Schedule Command (2/2): when?');
         if (!when) return undefined;
-        const added = await after(store.addCommand({ command, cwd, ...when, tz: ownerZone(), now: new Date(), timeoutMinutes: args?.timeoutMinutes }));
+        const added = await after(store.addCommand({ command, cwd, ...when, tz: ownerZone(), now: new Date(), timeoutMinutes: args?.timeoutMinutes, owner: windowOwner() }));
         void vscode.window.showInformationMessage(`Command ${added.row.id}: ${added.description}.`);
         return added.row;
       } catch (err) {

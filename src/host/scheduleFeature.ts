@@ -14,6 +14,8 @@ import type { ViewModel } from './viewModel';
 import type { Health } from '../shared/protocol';
 import { configuredZone, setting, WINDOW_ID } from './settings';
 import { holderFor } from '../node/liveness';
+import { ownerOf } from '../core/claim';
+import type { Owner } from '../core/schema';
 import { SIDEBAR_VIEW_ID } from '../shared/commands';
 
 /** The owner's zone, validated: a bad setting falls back to the host's zone and says so once. */
@@ -25,6 +27,14 @@ export function ownerZone(log?: vscode.LogOutputChannel): string {
     log?.warn(`${String(err)}; using UTC`);
     return 'UTC';
   }
+}
+
+/**
+ * This window as the owner of the rows it adds (design §9 "Ownership"): its workspace's folders, so
+ * a reminder fires only in a window of that workspace.
+ */
+export function windowOwner(): Owner {
+  return ownerOf(holderFor(WINDOW_ID), { kind: 'window', folders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.toString()) });
 }
 
 export function catchUpLimits(): { reminder: number; command: number } {

@@ -3,7 +3,7 @@ import { InputError } from '../core/errors';
 import type { RemindInput, ScheduleInput } from '../core/toolInputs';
 import { remindTool, scheduleTool, type ScheduleToolHost } from '../node/tools/scheduleTools';
 import type { ScheduleFeature } from './scheduleFeature';
-import { ownerZone } from './scheduleFeature';
+import { ownerZone, windowOwner } from './scheduleFeature';
 
 export const TOOL_NAMES = {
   remind: 'lifethread_remind',
@@ -26,6 +26,7 @@ function windowHost(f: ScheduleFeature): ScheduleToolHost {
     store: f.store,
     now: () => new Date(),
     zone: () => ownerZone(),
+    owner: windowOwner(),
     health: () => f.health(new Date()).line,
     cwd: () => {
       const dir = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;

@@ -9,11 +9,11 @@ import { findCodeLocus } from '../core/codeLocus';
 import type { CodeAnchor } from '../core/codeAnchor';
 import { existsSync } from 'node:fs';
 import { capRoom, describeWake, HELD_WORDS, mayDeliver, nextDueAt, unreachableTooLong, type ClaimedWake, type HeldReason, type WakeOutcome, type WakeRow } from '../core/wake/row';
-import { resumePack } from '../core/continuity';
+import { PLACEHOLDER, resumePack } from '../core/continuity';
 import { writeEvidence } from '../node/evidence';
 import { randomBase36 } from '../node/ids';
 import { holderFor, processLiveness } from '../node/liveness';
-import { readDecisions } from '../node/topicFiles';
+import { readAllDecisions } from '../node/topicFiles';
 import { WakeStore } from '../node/wakes';
 import { sendToLifeThread, type WakeToolAnswer } from '../node/tools/wakeTool';
 import type { Continuity } from './continuity';
@@ -559,10 +559,15 @@ export class WakeFeature implements vscode.Disposable {
     return this.lander.land(ref);
   }
 
+  /**
+   * The topic's continuity pack for a cold start: its latest approved TopicDecisions (current, else —
+   * while a partition is being written — the newest filled ones in history/), decisions first.
+   */
   private async coldPack(topic: string): Promise<string | undefined> {
     try {
-      const d = await readDecisions(this.continuity.dir(topic));
-      return d && !d.frame.startsWith('TODO') ? resumePack(d) : undefined;
+      const all = await readAllDecisions(this.continuity.dir(topic));
+      const filled = all.find((d) => d.kind !== 'draft' && !d.decisions.frame.trimStart().startsWith(PLACEHOLDER));
+      return filled ? resumePack(filled.decisions) : undefined;
     } catch {
       return undefined;
     }

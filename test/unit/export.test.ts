@@ -14,6 +14,7 @@ import {
   buildRecords,
   fenceFor,
   parseExport,
+  resolveMessageAnchor,
   toJsonl,
   validateAnchors,
   validateExport,
@@ -240,6 +241,36 @@ describe('validateAnchors', () => {
   it('catches an unknown msgId', () => {
     const v = validateAnchors(records, [{ anchor: { ...good, msgId: 'm-99' }, where: 'anchors[0]' }]);
     assert.deepEqual(v.broken, [{ where: 'anchors[0]', msgId: 'm-99', kind: 'unknown_message', reason: 'no message m-99 in the export' }]);
+  });
+});
+
+describe('resolveMessageAnchor (the ladder for a message anchor)', () => {
+  const text = 'Agreed. One hybrid handoff file is rejected: the layers would mimic each other. Ops-only is rejected too.';
+  const quote = 'One hybrid handoff file';
+  const at = text.indexOf(quote);
+
+  it('exact at its span', () => {
+    const r = resolveMessageAnchor(text, { start: at, end: at + quote.length, quote });
+    assert.deepEqual([r.step, r.start, r.end], ['exact', at, at + quote.length]);
+  });
+
+  it('a quote moved within its message is found once: step excerpt with the new span', () => {
+    const edited = `Yes. ${text}`;
+    const r = resolveMessageAnchor(edited, { start: at, end: at + quote.length, quote });
+    assert.equal(r.step, 'excerpt');
+    assert.equal(edited.slice(r.start, r.end), quote);
+    assert.equal(r.start, at + 5);
+    assert.match(r.reason, /moved/);
+  });
+
+  it('orphaned when the quote is gone, ambiguous or empty; the stored span is kept', () => {
+    const gone = resolveMessageAnchor('nothing here', { start: 3, end: 9, quote });
+    assert.deepEqual([gone.step, gone.start, gone.end], ['orphaned', 3, 9]);
+    assert.match(gone.reason, /not in the message/);
+    const twice = resolveMessageAnchor('is rejected, is rejected', { start: 100, end: 111, quote: 'is rejected' });
+    assert.equal(twice.step, 'orphaned');
+    assert.match(twice.reason, /2 times .*ambiguous/);
+    assert.match(resolveMessageAnchor(text, { start: 0, end: 0, quote: '' }).reason, /quotes nothing/);
   });
 });
 

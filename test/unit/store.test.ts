@@ -419,6 +419,38 @@ describe('store: row validation and quarantine', () => {
   });
 });
 
+describe('store: rows nested thousands of levels deep', () => {
+  it('a row 5,000 and one 100,000 levels deep are quarantined verbatim; writes to the table go on; doctor-style reads never overflow', async () => {
+    const dir = freshDir();
+    const deep = (n: number): string => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`;
+    const text = `{"schemaVersion":1,"rows":[${JSON.stringify(reminder('r-ok'))},{"id":"r-deep","junk":${deep(5000)}},{"id":"r-deeper","junk":${deep(100_000)}}]}`;
+    writeTable(dir, text);
+    const t = reminders(dir);
+    const snap = await t.read();
+    assert.deepEqual(
+      snap.rows.map((r) => r.id),
+      ['r-ok'],
+    );
+    assert.equal(snap.quarantined.length, 2);
+    await t.update(add(reminder('r-new')));
+    assert.deepEqual(
+      (await t.read()).rows.map((r) => r.id),
+      ['r-ok', 'r-new'],
+    );
+    const q = fs.readFileSync(t.quarantineFile, 'utf8');
+    assert.ok(q.includes('"r-deep"') && q.includes('"r-deeper"'), 'kept with their ids');
+    const back = await t.readQuarantine();
+    assert.equal(back.rows.length, 2);
+    assert.match(back.reasons.join('\n'), /nested deeper than 32 levels/);
+    // The quarantined rows are the very rows found: the nesting is kept to the last level.
+    let depth = 0;
+    for (let v: unknown = (back.rows[1] as { junk: unknown }).junk; typeof v === 'object' && v !== null; v = (v as { a: unknown }).a) depth++;
+    assert.equal(depth, 100_000);
+    await t.update(add(reminder('r-again')));
+    assert.equal((await t.readQuarantine()).rows.length, 2, 'not quarantined twice');
+  });
+});
+
 describe('store: size limit', () => {
   it('a huge file is refused before parsing (never read into memory)', async () => {
     const dir = freshDir();

@@ -9,6 +9,7 @@ import { prepareText, resolveAnchorIn, type AnchorResolution, type CodeAnchor } 
 import { InputError } from '../../core/errors';
 import { isInsideFolders } from '../../core/landing';
 import { parseToolInput, resolveAnchorInputSchema } from '../../core/toolInputs';
+import { resolveMessageAnchor } from '../../core/export';
 import { spanOf } from '../../core/transcript';
 import { readAllRecords } from '../topicFiles';
 
@@ -48,12 +49,24 @@ export async function resolveAnchorTool(input: unknown, host: AnchorToolHost): P
   if (!m) throw new InputError('message', 'is missing');
   // Bounded partitions: the message may be in an earlier partition's export (history/).
   const records = await readAllRecords(host.topicDir(m.topic)).catch(() => []);
+  if (m.quote !== undefined) {
+    // With a quote, the anchor goes down the same ladder as a CodeAnchor: exact → moved in its message → orphaned.
+    const record = records.find((r) => r.id === m.msgId);
+    if (!record) throw new InputError('message', `no message ${m.msgId} in the exports of topic ${m.topic}`);
+    const res = resolveMessageAnchor(record.text, { start: m.start, end: m.end, quote: m.quote });
+    if (i.open && res.step !== 'orphaned') await host.open?.message(m.topic, m.msgId, res.start, res.end);
+    const said =
+      res.step === 'exact'
+        ? `The quote stands at its span ${res.start}-${res.end} of message ${m.msgId} (step exact).`
+        : res.step === 'excerpt'
+          ? `The quote moved within message ${m.msgId}: it now stands at ${res.start}-${res.end} (step excerpt).`
+          : `The anchor is orphaned: ${res.reason}. Its old span was ${m.start}-${m.end}.`;
+    return `${said}\n\n${JSON.stringify({ msgId: m.msgId, step: res.step, start: res.start, end: res.end, quote: m.quote, quoteMatches: res.step === 'exact' })}`;
+  }
   const span = spanOf(records, m.msgId, m.start, m.end);
   if ('error' in span) throw new InputError('message', span.error);
-  const matches = m.quote === undefined ? undefined : span.span === m.quote;
   if (i.open) await host.open?.message(m.topic, m.msgId, m.start, m.end);
-  const verdict = matches === undefined ? '' : matches ? ' The quote stands at its span.' : ' The quote does NOT stand at its span.';
-  return `Message ${m.msgId} of topic ${m.topic}, characters ${m.start}-${m.end}: "${span.span}".${verdict}\n\n${JSON.stringify({ msgId: m.msgId, start: m.start, end: m.end, text: span.span, quoteMatches: matches ?? null })}`;
+  return `Message ${m.msgId} of topic ${m.topic}, characters ${m.start}-${m.end}: "${span.span}".\n\n${JSON.stringify({ msgId: m.msgId, start: m.start, end: m.end, text: span.span, quoteMatches: null })}`;
 }
 
 /** The ladder without the symbol step, over a file read from disk inside `roots` (the MCP server's folder). */
