@@ -238,7 +238,10 @@ export async function serveMcp(opts: McpServeOptions): Promise<void> {
     const id = WAKE_URI.exec(req.params.uri)?.[1];
     const row = id === undefined ? undefined : await wakes.get(id);
     if (!row) throw new InputError('uri', `no wake at ${req.params.uri}`);
-    const text = row.status === 'fired' ? renderPulse(row, pulseEventOfRow(row)) : `${row.id} is ${row.status}; its pulse is here once it fires.`;
+    // The update is sent while the wake is being delivered (the row is marked fired right after), so a
+    // client that reads at once finds a claimed, triggered row: its pulse is already fixed.
+    const ready = row.status === 'fired' || (row.status === 'delivering' && row.triggeredAt !== undefined);
+    const text = ready ? renderPulse(row, pulseEventOfRow(row)) : `${row.id} is ${row.status}; its pulse is here once it fires.`;
     return { contents: [{ uri: req.params.uri, mimeType: 'text/plain', text }] };
   });
   server.setRequestHandler(SubscribeRequestSchema, (req) => {
