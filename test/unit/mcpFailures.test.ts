@@ -116,6 +116,29 @@ describe('life-thread mcp: finding the store', { concurrency: 2 }, () => {
   });
 });
 
+describe('life-thread mcp: the end of a session', () => {
+  it('a client that sends its calls and closes its stdin still gets every answer, then the server exits 0', async () => {
+    const store = stores.freshStore();
+    const child = spawn(process.execPath, [CLI, 'mcp', '--store', store], { cwd: store, env: baseEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    const exited = new Promise<number | null>((res) => child.on('close', res));
+    const lines = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'half-close', version: '1' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'lifethread_sendToLifeThread', arguments: { text: 'later', delay_seconds: 600 } } },
+      { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'lifethread_remind', arguments: { action: 'add', text: 'y', when: 'in 1 hour' } } },
+    ];
+    child.stdin.end(lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    assert.equal(await exited, 0);
+    const answers = stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: number; result: { content?: { text: string }[] } });
+    assert.deepEqual(answers.map((a) => a.id).sort(), [1, 2, 3]);
+    const wake = (await wakeRows(store))[0];
+    assert.ok(wake);
+    assert.match(answers.find((a) => a.id === 2)?.result.content?.[0]?.text ?? '', new RegExp(`^Wake ${wake.id} set: `), 'the caller learns the id of the wake it set');
+  });
+});
+
 describe('life-thread run: failures', { concurrency: 2 }, () => {
   it('a wakes table it cannot read (corrupt, newer schema): exit 3 before the command runs, with or without --wake', async () => {
     for (const table of ['garbage', '{"schemaVersion":99,"rows":[]}']) {
