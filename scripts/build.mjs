@@ -28,7 +28,10 @@ const nodeCommon = { ...common, platform: 'node', format: 'cjs', target: 'node20
 const builds = [
   // The banner stamps the start of module evaluation so activation_ms covers loading too.
   { ...nodeCommon, entryPoints: ['src/host/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], banner: { js: 'globalThis.__lifeThreadLoadStart = performance.now();' } },
+  // The CLI: a small entry (help, version, routing) that loads the bundle holding the verb it runs.
   { ...nodeCommon, entryPoints: ['src/cli/bin.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
+  { ...nodeCommon, entryPoints: ['src/cli/addVerbs.ts'], outfile: 'dist/cli-add.js' },
+  { ...nodeCommon, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli-main.js' },
   // The MCP server and its SDK, loaded only by `life-thread mcp` so other verbs start without them.
   { ...nodeCommon, entryPoints: ['src/node/mcp/server.ts'], outfile: 'dist/mcp.js' },
   { ...common, platform: 'browser', format: 'iife', target: 'es2022', entryPoints: ['webview/main.ts'], outfile: 'dist/webview.js' },

@@ -4,13 +4,12 @@
  */
 import { setMaxListeners } from 'node:events';
 import { InputError } from '../core/errors';
-import { stringifyDeep } from '../core/jsonText';
 import type { ClaimedRun } from '../core/dispatch';
-import { SCHEMA_VERSION, type Owner, type ScheduleRow } from '../core/schema';
+import { SCHEMA_VERSION, type ScheduleRow } from '../core/schema';
 import { describeInstant, describeSchedule } from '../core/time/describe';
 import { nextRunAfter } from '../core/time/runs';
 import { readLog, fireCommandRow, removeJobArtifacts } from '../node/jobs';
-import { DEFAULT_LIMITS, PassError, type FieldNames, type PassOutcome, type ScheduleStore } from '../node/schedule';
+import { DEFAULT_LIMITS, PassError, type PassOutcome } from '../node/schedule';
 import { dispatchOnce, type Firer, type FiredOutcome } from '../node/fire';
 import { cliHolder, processLiveness } from '../node/liveness';
 import { readPulse } from '../node/store';
@@ -19,47 +18,14 @@ import { CLI_WAKE_FIELDS, DELAY_MAX_SECONDS, parseWakeInput } from '../core/wake
 import { describeWake, nextDueAt, type WakeRow } from '../core/wake/row';
 import { ownerOf } from '../core/claim';
 import { landingFromInput } from '../node/landingInput';
-import { has, lockWaitFromEnv, parseHours, parseTimeoutMinutes, valueOf, type ParsedArgs } from './args';
-import { factSummary, isCommandRow, rowLine, scheduleWords, zoneNote, type ZoneSource } from './format';
-
-export interface Context {
-  args: ParsedArgs;
-  /** Positional arguments after the command words. */
-  rest: string[];
-  json: boolean;
-  env: NodeJS.ProcessEnv;
-  cwd: string;
-  storeDir: string;
-  store: ScheduleStore;
-  clock: () => Date;
-  tz: string;
-  tzSource: ZoneSource;
-  out: (text: string) => void;
-}
-
-/** The CLI spells fields as its flags. */
-export const CLI_FIELDS: FieldNames = {
-  when: 'when',
-  cron: 'cron',
-  tz: 'tz',
-  timeoutMinutes: 'timeout-minutes',
-  text: 'text',
-  command: 'command',
-  id: 'id',
-};
+import { has, lockWaitFromEnv, parseHours, parseTimeoutMinutes, valueOf } from './args';
+import { CLI_FIELDS, emitJson, nestedGuard, noPositionals, timeFlags, zone, type Context } from './context';
+import { ExitError } from './exits';
+import { factSummary, isCommandRow, rowLine, scheduleWords } from './format';
 
 /** A pass counts as alive for this long (design §8: healthy = a pass within the last 120 s). */
 export const HEALTHY_WITHIN_MS = 120_000;
 const DOCTOR_NEXT_RUNS = 10;
-
-/** JSON on stdout; without recursion, so doctor can print a quarantined row nested thousands of levels deep. */
-function emitJson(ctx: Context, value: unknown): void {
-  ctx.out(`${stringifyDeep(value, 2)}\n`);
-}
-
-function zone(ctx: Context): string {
-  return zoneNote(ctx.tz, ctx.tzSource);
-}
 
 function oneId(ctx: Context): string {
   const [id, extra] = ctx.rest;
@@ -68,61 +34,8 @@ function oneId(ctx: Context): string {
   return id.trim();
 }
 
-function noPositionals(ctx: Context): void {
-  const [extra] = ctx.rest;
-  if (extra !== undefined) throw new InputError('command', `unexpected argument '${extra}'`);
-}
-
-/** --when or --cron, exactly one. */
-function timeFlags(ctx: Context): { when?: string; cron?: string } {
-  const when = valueOf(ctx.args, 'when');
-  const cron = valueOf(ctx.args, 'cron');
-  if (when !== undefined && cron !== undefined) throw new InputError('when', 'give either --when or --cron, not both');
-  if (when === undefined && cron === undefined) {
-    throw new InputError('when', "is missing: give --when (e.g. 'in 20 minutes', 'every weekday at 09:00') or --cron '0 9 * * 1-5'");
-  }
-  return when !== undefined ? { when } : { cron };
-}
-
-/** A command job must not multiply schedules by accident (the seed's IVA_AGENT_TURN guard). */
-function nestedGuard(ctx: Context): void {
-  const job = ctx.env.LIFE_THREAD_JOB;
-  if (job !== undefined && job !== '' && !has(ctx.args, 'allow-nested')) {
-    throw new InputError('nested', `this runs inside the command job ${job} (LIFE_THREAD_JOB is set); adding a schedule from a job needs --allow-nested`);
-  }
-}
-
 function runningNote(running: boolean | undefined): string {
   return running ? '; it is running now, so the change applies after the run' : '';
-}
-
-/** Rows added from a terminal belong to no workspace: the first window (or dispatch --once) fires them. */
-function cliOwner(ctx: Context): Owner {
-  return ownerOf(cliHolder(), { kind: 'cli', cwd: ctx.cwd });
-}
-
-export async function remindAdd(ctx: Context): Promise<void> {
-  noPositionals(ctx);
-  nestedGuard(ctx);
-  const text = valueOf(ctx.args, 'text');
-  if (text === undefined) throw new InputError('text', 'is missing: give --text "what to remind"');
-  const t = timeFlags(ctx);
-  const added = await ctx.store.addReminder({ text, ...t, tz: ctx.tz, now: ctx.clock(), owner: cliOwner(ctx) }, CLI_FIELDS);
-  if (ctx.json) return emitJson(ctx, added.row);
-  ctx.out(`Added ${added.row.id}: ${added.description} (${zone(ctx)})\n`);
-}
-
-export async function scheduleAddCommand(ctx: Context): Promise<void> {
-  noPositionals(ctx);
-  nestedGuard(ctx);
-  const command = valueOf(ctx.args, 'command');
-  if (command === undefined) throw new InputError('command', 'is missing: give --command "shell command line"');
-  const t = timeFlags(ctx);
-  const rawTimeout = valueOf(ctx.args, 'timeout-minutes');
-  const timeoutMinutes = rawTimeout === undefined ? undefined : parseTimeoutMinutes(rawTimeout);
-  const added = await ctx.store.addCommand({ command, cwd: ctx.cwd, timeoutMinutes, ...t, tz: ctx.tz, now: ctx.clock(), owner: cliOwner(ctx) }, CLI_FIELDS);
-  if (ctx.json) return emitJson(ctx, added.row);
-  ctx.out(`Added ${added.row.id}: ${added.description}; runs in ${added.row.cwd} with a ${added.row.timeoutMinutes} min timeout (${zone(ctx)})\n`);
 }
 
 function listOut(ctx: Context, rows: readonly ScheduleRow[], quarantined: number, noun: string): void {
@@ -216,12 +129,10 @@ const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 const SIGNAL_NUMBERS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 };
 
 /** dispatch --once was stopped by a signal after its running commands were killed and recorded. */
-export class Stopped extends Error {
-  readonly exitCode: number;
+export class Stopped extends ExitError {
   constructor(readonly signal: NodeJS.Signals) {
-    super(`stopped by ${signal}; the commands it was running were killed and recorded as interrupted`);
+    super('interrupted', `stopped by ${signal}; the commands it was running were killed and recorded as interrupted`, 128 + (SIGNAL_NUMBERS[signal] ?? 0));
     this.name = 'Stopped';
-    this.exitCode = 128 + (SIGNAL_NUMBERS[signal] ?? 0);
   }
 }
 

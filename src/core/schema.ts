@@ -3,11 +3,12 @@
  * received from outside is parsed with these; types come from `z.infer`.
  */
 import { z } from 'zod';
+import { isIsoInstant } from './instant';
 
 export const SCHEMA_VERSION = 1;
 
 /** An ISO-8601 instant with a zone designator (`Z` or an offset) that parses to a finite time. */
-export const isoInstant = z.string().refine((s) => /T.*(Z|[+-]\d\d:\d\d)$/.test(s) && Number.isFinite(Date.parse(s)), {
+export const isoInstant = z.string().refine(isIsoInstant, {
   message: 'must be an ISO-8601 instant with a zone, e.g. 2026-10-03T07:00:00.000Z',
 });
 

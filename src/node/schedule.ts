@@ -97,7 +97,7 @@ export class ScheduleStore {
       ...(input.destination ? { destination: input.destination } : {}),
       ...(input.owner ? { owner: input.owner } : {}),
     };
-    await this.reminders.update((rows) => ({ rows: [...rows, row], result: undefined }));
+    await this.reminders.append(row);
     return { row, description: parsed.description };
   }
 
@@ -119,7 +119,7 @@ export class ScheduleStore {
       createdAt: input.now.toISOString(),
       ...(input.owner ? { owner: input.owner } : {}),
     };
-    await this.commands.update((rows) => ({ rows: [...rows, row], result: undefined }));
+    await this.commands.append(row);
     return { row, description: parsed.description };
   }
 
