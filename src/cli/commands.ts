@@ -12,6 +12,7 @@ import { readLog, fireCommandRow, removeJobArtifacts } from '../node/jobs';
 import { DEFAULT_LIMITS, PassError, type PassOutcome } from '../node/schedule';
 import { dispatchOnce, type Firer, type FiredOutcome } from '../node/fire';
 import { cliHolder, processLiveness } from '../node/liveness';
+import { lockState } from '../node/lock';
 import { readPulse } from '../node/store';
 import { WakeStore } from '../node/wakes';
 import { CLI_WAKE_FIELDS, DELAY_MAX_SECONDS, parseWakeInput } from '../core/wake/contract';
@@ -325,8 +326,10 @@ export async function doctor(ctx: Context): Promise<void> {
     }));
 
   const wakes = wakeCounts(wakeSnap.rows);
+  const locks: Record<string, LockView> = {};
+  for (const table of [ctx.store.reminders, ctx.store.commands, wakeTable]) locks[table.name] = lockView(await lockState(table.lockFile));
   if (ctx.json) {
-    return emitJson(ctx, { healthy, lastPassAt: lastPass === null ? null : lastPass.toISOString(), storeDir: ctx.storeDir, schemaVersions, quarantined, nextRuns, wakes });
+    return emitJson(ctx, { healthy, lastPassAt: lastPass === null ? null : lastPass.toISOString(), storeDir: ctx.storeDir, schemaVersions, quarantined, nextRuns, wakes, locks });
   }
   const lines: string[] = [];
   if (lastPass === null) lines.push('Dispatcher: STALLED: no pass recorded yet (no reminders.tick); open VS Code with Life Thread, or run life-thread dispatch --once');
@@ -339,6 +342,11 @@ export async function doctor(ctx: Context): Promise<void> {
   lines.push(`Rows: ${reminders.rows.length} reminder${reminders.rows.length === 1 ? '' : 's'}, ${commands.rows.length} command${commands.rows.length === 1 ? '' : 's'}, ${wakes.total} wake${wakes.total === 1 ? '' : 's'}`);
   const nextWake = wakes.nextTimerAt === null ? '' : `; next timer ${describeInstant(new Date(wakes.nextTimerAt), ctx.tz, now)}`;
   lines.push(`Wakes: ${wakes.pending} pending, ${wakes.held} held, ${wakes.delivering} delivering, ${wakes.fired} fired, ${wakes.missed} missed, ${wakes.cancelled} cancelled${nextWake} (fired by the extension, or by life-thread wait / mcp for wakes set outside it)`);
+  const lockWords = Object.entries(locks).map(([name, l]) => {
+    const who = l.holder ? ` by pid ${l.holder.pid}${l.holder.host ? ` on ${l.holder.host}` : ''} since ${describeInstant(new Date(l.holder.at), ctx.tz, now)}` : '';
+    return `${name}.json ${l.state}${who}${l.state === 'abandoned' ? ' (its process is gone; the next writer takes the lock over)' : ''}`;
+  });
+  lines.push(`Locks: ${lockWords.join('; ')}`);
   if (quarantined.length === 0) lines.push('Quarantined: none');
   else {
     lines.push(`Quarantined: ${quarantined.length} row${quarantined.length === 1 ? '' : 's'}`);
@@ -358,6 +366,16 @@ export async function doctor(ctx: Context): Promise<void> {
 
 /** Life Thread's own links from a terminal: desktop VS Code's scheme and code-server's. */
 const CLI_URI_SCHEMES = ['vscode', 'vscode-insiders', 'code-oss'];
+
+/** A table's lock as doctor shows it: free, held by a live process, or abandoned by one that is gone. */
+interface LockView {
+  state: 'free' | 'held' | 'abandoned';
+  holder?: { pid: number; host: string; at: string };
+}
+
+function lockView(l: Awaited<ReturnType<typeof lockState>>): LockView {
+  return l.holder && l.state !== 'free' ? { state: l.state, holder: { pid: l.holder.pid, host: l.holder.host, at: l.holder.at } } : { state: l.state };
+}
 
 function wakeStore(ctx: Context): WakeStore {
   return new WakeStore({ dir: ctx.storeDir, lockWaitMs: lockWaitFromEnv(ctx.env) });

@@ -649,11 +649,6 @@ export class Table<Row extends { id: string }> {
   }
 }
 
-/** One row per line: `{"schemaVersion":1,"rows":[` ⏎ row,⏎ … row ⏎ `]}`. Still one JSON value. */
-export function encodeTable(lines: readonly string[]): string {
-  return `{"schemaVersion":${SCHEMA_VERSION},"rows":[\n${lines.length ? `${lines.join(',\n')}\n` : ''}${FOOTER}`;
-}
-
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const HEADER_BYTES = Buffer.from(`{"schemaVersion":${SCHEMA_VERSION},"rows":[\n`);
 const SEPARATOR = Buffer.from(',\n');
@@ -661,7 +656,10 @@ const NEWLINE = Buffer.from('\n');
 const EMPTY = Buffer.alloc(0);
 const FOOTER_BYTES = Buffer.from(FOOTER);
 
-/** encodeTable on lines that are already UTF-8: one copy of each line into the file's bytes. */
+/**
+ * One row per line: `{"schemaVersion":1,"rows":[` ⏎ row,⏎ … row ⏎ `]}` (still one JSON value), from
+ * lines that are already UTF-8: one copy of each line into the file's bytes.
+ */
 function encodeTableBytes(lines: readonly Buffer[]): Buffer {
   const parts: Buffer[] = [HEADER_BYTES];
   lines.forEach((l, i) => {

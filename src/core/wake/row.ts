@@ -35,12 +35,10 @@ import {
 } from './contract';
 
 export const wakeStatusSchema = z.enum(['pending', 'held', 'delivering', 'fired', 'missed', 'cancelled']);
-export type WakeStatus = z.infer<typeof wakeStatusSchema>;
 export const heldReasonSchema = z.enum(['paused', 'cap', 'busy', 'unreachable']);
 export type HeldReason = z.infer<typeof heldReasonSchema>;
 /** How a pulse reached its receiver (design §9). */
 export const wakeViaSchema = z.enum(['life', 'agent', 'mcp', 'wait', 'notification']);
-export type WakeVia = z.infer<typeof wakeViaSchema>;
 
 /** After this long unreachable, a pulse goes to a notification and the feed instead. */
 export const UNREACHABLE_FALLBACK_MS = 2 * 60_000;
