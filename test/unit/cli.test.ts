@@ -616,6 +616,26 @@ describe('life-thread CLI', { concurrency: 2 }, () => {
     assert.match(await ok(['doctor', '--store', dir, '--now', t0]), /Quarantined: 1 row\n {2}reminders\.quarantine\.json: .*colour/);
   });
 
+  it('loads only what a verb needs: --help and a bad command only dist/cli.js, adds dist/cli-add.js, chrono only for the phrases that need it', () => {
+    const dir = freshStore();
+    /** The dist/ files a run of the CLI loaded, and its exit code. */
+    const loaded = (args: string[]): { files: string[]; code: number | null } => {
+      const probe = `process.on('exit', () => process.stderr.write('\\n' + JSON.stringify(Object.keys(require.cache)))); require(${JSON.stringify(CLI)});`;
+      const r = spawnSync(process.execPath, ['-e', probe, '--', 'cli.js', ...args], { env: baseEnv({ LIFE_THREAD_TZ: 'UTC' }), encoding: 'utf8' });
+      const last = r.stderr.trim().split('\n').pop() ?? '[]';
+      const files = (JSON.parse(last) as string[]).filter((f) => f.startsWith(path.join(REPO, 'dist'))).map((f) => path.basename(f));
+      return { files: files.sort(), code: r.status };
+    };
+    assert.deepEqual(loaded(['--help']), { files: ['cli.js'], code: 0 });
+    assert.deepEqual(loaded(['--version']), { files: ['cli.js'], code: 0 });
+    assert.deepEqual(loaded(['remind', 'ad']), { files: ['cli.js'], code: 2 });
+    assert.deepEqual(loaded(['remind', 'add', '--text', 'x', '--when', 'in 20 minutes', '--colour', 'blue']), { files: ['cli.js'], code: 2 });
+    assert.deepEqual(loaded(['remind', 'add', '--store', dir, '--text', 'x', '--when', 'in 20 minutes']), { files: ['cli-add.js', 'cli.js'], code: 0 });
+    assert.deepEqual(loaded(['schedule', 'add-command', '--store', dir, '--command', 'true', '--cron', '0 9 * * 1-5']), { files: ['cli-add.js', 'cli.js'], code: 0 });
+    assert.deepEqual(loaded(['remind', 'add', '--store', dir, '--text', 'x', '--when', 'October 3rd 2099 at 9am']), { files: ['cli-add.js', 'cli-chrono.js', 'cli.js'], code: 0 });
+    assert.deepEqual(loaded(['remind', 'list', '--store', dir]), { files: ['cli-main.js', 'cli.js'], code: 0 });
+  });
+
   it('doctor names each table lock: free, held by a live process, or abandoned by one that is gone', async () => {
     const dir = freshStore();
     await json(['remind', 'add', '--store', dir, '--text', 'a', '--when', 'in 2 hours']);
