@@ -1,5 +1,7 @@
-// Composition root: activate() only wires features together; each feature registers itself.
+// Composition root (dist/main.js, loaded by boot.ts right after activation): activate() only wires
+// features together; each feature registers itself through the boot's proxies (contrib.ts).
 import * as vscode from 'vscode';
+import { contrib, useRegistrar, type Registrar } from './contrib';
 import { mkdir } from 'node:fs/promises';
 import { COMMANDS } from '../shared/commands';
 import type { WebviewRequest } from '../shared/protocol';
@@ -33,8 +35,10 @@ import { join } from 'node:path';
 /** What the extension exports to other extensions and to its own host tests. */
 export interface LifeThreadApi {
   readonly activatedAt: number;
-  /** From the start of evaluating the bundle to the end of activate(). */
+  /** From the start of evaluating dist/extension.js (the boot) to the end of its activate(). */
   readonly activationMs: number;
+  /** From the same start until `ready` resolved (set by the boot when it does). */
+  readonly readyMs?: number;
   readonly storeDir: string;
   readonly model: ViewModel;
   readonly doctor: Doctor;
@@ -54,8 +58,16 @@ export interface LifeThreadApi {
   readonly webviewRequest: (request: WebviewRequest) => Promise<void>;
 }
 
-export async function activate(context: vscode.ExtensionContext): Promise<LifeThreadApi> {
-  const t0 = (globalThis as { __lifeThreadLoadStart?: number }).__lifeThreadLoadStart ?? performance.now();
+export async function activate(context: vscode.ExtensionContext, registrar?: Registrar): Promise<LifeThreadApi> {
+  useRegistrar(registrar);
+  const t0 = (globalThis as { __lifeThreadMainStart?: number }).__lifeThreadMainStart ?? performance.now();
+  const stages: string[] = [`load ${(performance.now() - t0).toFixed(0)}`];
+  let tPrev = performance.now();
+  const stage = (name: string): void => {
+    const now = performance.now();
+    stages.push(`${name} ${(now - tPrev).toFixed(0)}`);
+    tPrev = now;
+  };
   const log = vscode.window.createOutputChannel('Life Thread', { log: true });
   context.subscriptions.push(log);
   const storeDir = context.globalStorageUri.fsPath;
@@ -74,6 +86,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
     ].join('\n'),
   );
 
+  stage('doctor');
   const store = new ScheduleStore({ dir: storeDir });
   const feed = new FeedFeature(storeDir, model, log);
   const jobs = new CommandJobs(store, feed, log);
@@ -91,6 +104,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
       if (name === 'wakes.json') late.wakes?.refreshView();
     }),
   );
+  stage('schedule');
   registerScheduleCommands(context, schedule);
   registerScheduleTools(context, schedule);
   registerCopyMcpConfig(context, storeDir);
@@ -145,21 +159,23 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
     }
   };
 
+  stage('tools');
   registerSidebar(context, model, handle, log);
   const panel = new LifeThreadPanel(context, model, handle, log);
   context.subscriptions.push(
     panel,
-    vscode.commands.registerCommand(COMMANDS.openPanel, async (topic?: unknown) => {
+    contrib.registerCommand(COMMANDS.openPanel, async (topic?: unknown) => {
       if (typeof topic === 'string' && late.continuity) await late.continuity.showInPanel(topic);
       else panel.show();
     }),
   );
 
+  stage('sidebar+panel');
   const provider = registerOpenAiProvider(context);
   doctor.addSection('Language models', () => modelsSection(provider));
   const afterTurn = new AfterTurn(storeDir, log);
   const settled = afterTurn.settleAtStart();
-  context.subscriptions.push(afterTurn, vscode.lm.registerTool('lifethread_afterTurn', afterTurn.tool()));
+  context.subscriptions.push(afterTurn, contrib.registerTool('lifethread_afterTurn', afterTurn.tool()));
   const chat = new LifeChat(context);
   const hookRef: { wakes?: WakeFeature } = {};
   chat.hooks = {
@@ -172,6 +188,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
       hookRef.wakes?.turnEnded();
     },
   };
+  stage('chat');
   const continuity = new Continuity(context, model, panel, log, { schedule: store, dir: storeDir });
   continuity.register();
   late.continuity = continuity;
@@ -181,9 +198,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
     record: (t, messages) => continuity.record(t, messages),
     mint: () => Continuity.mint(),
   };
+  stage('continuity');
   registerLifeAgent(chat, { afterTurn, doctor, store, continuity, wakes: () => hookRef.wakes });
 
 
+  stage('agent');
   const desk = new HostDesk(storeDir, log, model);
   registerDesk(context, desk);
   const lander = new Lander(context, log, model, panel, desk, [join(storeDir, 'evidence'), join(storeDir, 'logs')]);
@@ -192,6 +211,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
   registerLanding(context, lander);
   doctor.addSection('Desk (CDP browser)', () => desk.doctorSection());
 
+  stage('desk+lander');
   const wakes = new WakeFeature(context, storeDir, model, lander, desk, schedule, continuity, feed, log);
   hookRef.wakes = wakes;
   late.wakes = wakes;
@@ -205,11 +225,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
   doctor.addSection('Wakes', () => wakes.doctorSection());
   // Registration is done; the first pass, the terminals' environment and the wake sources start after
   // activate() returns, so the host is not held up. `ready` resolves when they run.
+  stage('wakes');
   const ready = Promise.all([settled, schedule.start(), wakes.start(), feed.refresh(), registerWindowPresence(context, storeDir, log)]).then(() => undefined);
   ready.catch((err: unknown) => log.error(`start: ${String(err)}`));
 
   const activationMs = performance.now() - t0;
-  log.info(`activated in ${activationMs.toFixed(1)} ms; store ${storeDir}`);
+  stage('start');
+  log.info(`main module loaded and wired in ${activationMs.toFixed(1)} ms (ms per stage: ${stages.join(', ')}); store ${storeDir}`);
   return { activatedAt: Date.now(), activationMs, storeDir, model, doctor, panel, schedule, jobs, reminderTurns, afterTurn, lander, desk, continuity, wakes, feed, ready, webviewRequest: handle };
 }
 
