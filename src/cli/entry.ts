@@ -117,5 +117,6 @@ export async function startCli(argv: readonly string[], env: NodeJS.ProcessEnv, 
   } catch (e) {
     return reportUnexpected(io, json, e);
   }
-  return module.runVerb(routed.words, { args, rest: routed.rest, json, env, cwd, io });
+  // A bundle reports its verbs' errors itself; what escapes it is a bug (exit 1), not a crash.
+  return module.runVerb(routed.words, { args, rest: routed.rest, json, env, cwd, io }).catch((e: unknown) => reportUnexpected(io, json, e));
 }
