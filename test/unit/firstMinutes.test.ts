@@ -101,3 +101,28 @@ describe('readPastedLanding (Open Landing)', () => {
     assert.throws(() => readPastedLanding('{nope', ['vscode']), /landing: looks like JSON/);
   });
 });
+
+describe('readWakeWords (/wake with explicit words, no model)', () => {
+  const read = async (p: string) => (await import('../../src/core/wake/wakeWords')).readWakeWords(p, 'Europe/Berlin', NOW);
+  it('a timer with a text after a colon or a dash', async () => {
+    assert.deepEqual(await read('in 20 minutes: check the deploy'), { when: 'timer', at: 'in 20 minutes', text: 'check the deploy' });
+    assert.deepEqual(await read('tomorrow at 9 — read the nightly report'), { when: 'timer', at: 'tomorrow at 9', text: 'read the nightly report' });
+  });
+  it('a timer alone gets a default text', async () => {
+    assert.deepEqual(await read('in 5 minutes'), { when: 'timer', at: 'in 5 minutes', text: 'Timer (in 5 minutes): continue.' });
+  });
+  it('a job by task name (quoted), terminal or row id', async () => {
+    assert.deepEqual(await read('when "npm: test" ends: look at the failures'), { when: 'job.done', job_id: 'npm: test', text: 'look at the failures' });
+    assert.deepEqual(await read('when c-abc123 finishes'), { when: 'job.done', job_id: 'c-abc123', text: 'c-abc123 ended: look at the result and continue.' });
+  });
+  it('presence and the repository', async () => {
+    assert.equal((await read("when I'm back: continue the refactor"))?.when, 'presence.online');
+    assert.equal((await read('when the repository changes'))?.when, 'scm.changed');
+  });
+  it('free words are not a wake (null: the model reads those)', async () => {
+    assert.equal(await read('remind me sometime about the thing'), null);
+    assert.equal(await read(''), null);
+    // A recurring phrase is not a wake's instant.
+    assert.equal(await read('every 30m'), null);
+  });
+});
