@@ -7,7 +7,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { cpSync, mkdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, FrameLocator, Locator, Page } from 'playwright-core';
 import { ROOT, startCodeServer, type RunningServer } from '../runner/codeServer';
@@ -169,18 +169,18 @@ describe('@life without a language model (Chromium driving code-server)', () => 
     const rowBox = await row.boundingBox();
     const mainBox = await row.locator('.row-main').boundingBox();
     assert.ok(rowBox && mainBox && mainBox.width > rowBox.width * 0.75, `row text uses ${mainBox?.width ?? 0} of ${rowBox?.width ?? 0}px`);
-    for (const [theme, name] of [
-      ['Light Modern', 'light'],
-      ['Dark Modern', 'dark'],
-      ['Dark High Contrast', 'hc-dark'],
-      ['Light High Contrast', 'hc-light'],
+    // Themes through the user settings (the workbench applies a changed settings.json at once).
+    const settingsPath = join(server.userDataDir, 'User', 'settings.json');
+    for (const [theme, name, cls] of [
+      ['Default Light Modern', 'light', 'vs'],
+      ['Default Dark Modern', 'dark', 'vs-dark'],
+      ['Default High Contrast', 'hc-dark', 'hc-black'],
+      ['Default High Contrast Light', 'hc-light', 'hc-light'],
     ] as const) {
-      await runFromPalette('Preferences: Color Theme');
-      const themeInput = page.locator('.quick-input-widget input');
-      await themeInput.fill(theme);
-      await page.locator('.quick-input-list .monaco-list-row', { hasText: theme }).first().waitFor({ state: 'visible', timeout: 15_000 });
-      await page.keyboard.press('Enter');
-      await page.waitForTimeout(1500);
+      const settings = JSON.parse(readFileSync(settingsPath, 'utf8')) as Record<string, unknown>;
+      writeFileSync(settingsPath, JSON.stringify({ ...settings, 'workbench.colorTheme': theme }, null, 2));
+      await page.locator(`.monaco-workbench.${cls}`).waitFor({ state: 'attached', timeout: 30_000 });
+      await page.waitForTimeout(1000);
       await row.hover();
       await shot(`sidebar-${name}`, sidebar);
     }
