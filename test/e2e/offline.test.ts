@@ -7,7 +7,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, FrameLocator, Locator, Page } from 'playwright-core';
 import { ROOT, startCodeServer, type RunningServer } from '../runner/codeServer';
@@ -83,6 +83,9 @@ describe('@life without a language model (Chromium driving code-server)', () => 
   });
 
   it('@life /doctor answers without a model', async () => {
+    // Life Thread puts the chat's model picker on its offline responder a few seconds after activation
+    // (once models of other extensions had the time to appear); a request before that meets no model.
+    await page.waitForTimeout(8000);
     await runFromPalette('Chat: Open Chat');
     await send('@life /doctor');
     const answer = response('Life Thread Doctor');
@@ -169,16 +172,19 @@ describe('@life without a language model (Chromium driving code-server)', () => 
     const rowBox = await row.boundingBox();
     const mainBox = await row.locator('.row-main').boundingBox();
     assert.ok(rowBox && mainBox && mainBox.width > rowBox.width * 0.75, `row text uses ${mainBox?.width ?? 0} of ${rowBox?.width ?? 0}px`);
-    // Themes through the user settings (the workbench applies a changed settings.json at once).
-    const settingsPath = join(server.userDataDir, 'User', 'settings.json');
+    // Themes as a user picks them: Preferences: Color Theme, type the name, Enter.
     for (const [theme, name, cls] of [
-      ['Default Light Modern', 'light', 'vs'],
-      ['Default Dark Modern', 'dark', 'vs-dark'],
-      ['Default High Contrast', 'hc-dark', 'hc-black'],
-      ['Default High Contrast Light', 'hc-light', 'hc-light'],
+      ['Light Modern', 'light', 'vs'],
+      ['Dark Modern', 'dark', 'vs-dark'],
+      ['Dark High Contrast', 'hc-dark', 'hc-black'],
+      ['Light High Contrast', 'hc-light', 'hc-light'],
     ] as const) {
-      const settings = JSON.parse(readFileSync(settingsPath, 'utf8')) as Record<string, unknown>;
-      writeFileSync(settingsPath, JSON.stringify({ ...settings, 'workbench.colorTheme': theme }, null, 2));
+      await runFromPalette('Preferences: Color Theme');
+      await page.locator('.quick-input-widget', { hasText: /Select Color Theme|Browse Additional Color Themes/ }).waitFor({ state: 'visible', timeout: 15_000 });
+      await page.waitForTimeout(500);
+      await page.keyboard.type(theme);
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: theme }).first().waitFor({ state: 'visible', timeout: 15_000 });
+      await page.keyboard.press('Enter');
       await page.locator(`.monaco-workbench.${cls}`).waitFor({ state: 'attached', timeout: 30_000 });
       await page.waitForTimeout(1000);
       await row.hover();
