@@ -34,7 +34,8 @@ async function runFromPalette(title: string, pick = title): Promise<void> {
   await input.fill(`>${title}`);
   const item = page.locator('.quick-input-list .monaco-list-row', { hasText: pick }).first();
   await item.waitFor({ state: 'visible', timeout: 15_000 });
-  await page.keyboard.press('Enter');
+  // Click the row itself: Enter would take the list's first row, which the fuzzy sort may put elsewhere.
+  await item.click();
 }
 
 function chatInput(): Locator {
@@ -87,7 +88,8 @@ describe('@life without a language model (Chromium driving code-server)', () => 
     // (once models of other extensions had the time to appear); a request before that meets no model.
     await page.waitForTimeout(8000);
     await runFromPalette('Chat: Open Chat');
-    await send('@life /doctor');
+    // The trailing space closes the slash-command suggestions, which would otherwise take the Enter.
+    await send('@life /doctor ');
     const answer = response('Life Thread Doctor');
     await answer.waitFor({ state: 'visible', timeout: 60_000 });
     assert.match((await answer.textContent()) ?? '', /Store/);
@@ -126,7 +128,7 @@ describe('@life without a language model (Chromium driving code-server)', () => 
     assert.match(text, /Timer/);
     await woken.scrollIntoViewIfNeeded();
     await shot('5-woken');
-    await send('@life /remind list');
+    await send('@life /remind list ');
     await response('No reminders').waitFor({ state: 'visible', timeout: 60_000 });
     await send('@life /wake sometime maybe');
     const forms = response('reads these forms');
