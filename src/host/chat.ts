@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { contrib } from './contrib';
 import { CHAT_PARTICIPANT_ID } from '../shared/commands';
 
 export const CHAT_HELP = [
@@ -35,7 +36,7 @@ export class LifeChat {
     | undefined;
 
   constructor(context: vscode.ExtensionContext) {
-    const participant = vscode.chat.createChatParticipant(CHAT_PARTICIPANT_ID, (req, ctx, stream, token) => this.handle(req, ctx, stream, token));
+    const participant = contrib.createChatParticipant(CHAT_PARTICIPANT_ID, (req, ctx, stream, token) => this.handle(req, ctx, stream, token));
     // Explicit colours per theme kind: the chat draws the icon as an image, so `currentColor` would be black on Dark Modern.
     participant.iconPath = { light: vscode.Uri.joinPath(context.extensionUri, 'media', 'life-thread-light.svg'), dark: vscode.Uri.joinPath(context.extensionUri, 'media', 'life-thread-dark.svg') };
     context.subscriptions.push(participant);
