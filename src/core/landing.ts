@@ -163,3 +163,26 @@ export function evidenceLink(id: string, field = 'evidenceId'): string {
 export function messageLink(topic: string, msgId: string, start: number, end: number): string {
   return `intercom://message/${encodeURIComponent(topic)}/${encodeURIComponent(msgId)}#${start}-${end}`;
 }
+
+/**
+ * What a person pasted into Open Landing: a LandingRef as JSON, a base64url ref, or a URI; null when
+ * nothing was pasted (a cancelled or empty box), which is not an error.
+ */
+export function readPastedLanding(text: string | undefined, uriSchemes: readonly string[]): LandingRef | null {
+  const t = (text ?? '').trim();
+  if (!t) return null;
+  if (t.startsWith('{')) {
+    let json: unknown;
+    try {
+      json = JSON.parse(t);
+    } catch {
+      throw new InputError('landing', 'looks like JSON but does not parse');
+    }
+    return parseRef(json, 'landing');
+  }
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:/.test(t)) {
+    parseDeepLink(t, uriSchemes, 'landing');
+    return { kind: 'deep_link', uri: t };
+  }
+  return decodeRef(t, 'landing');
+}

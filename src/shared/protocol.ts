@@ -166,6 +166,9 @@ export const webviewRequestSchema = z.discriminatedUnion('method', [
   z.object({ type: z.literal('request'), id: requestId, method: z.literal('openAnchor'), params: anchorViewSchema }),
   z.object({ type: z.literal('request'), id: requestId, method: z.literal('recheckOps'), params: z.object({ topic: z.string().max(100) }) }),
   z.object({ type: z.literal('request'), id: requestId, method: z.literal('showTopic'), params: z.object({ topic: z.string().max(100) }) }),
+  z.object({ type: z.literal('request'), id: requestId, method: z.literal('closeFocus'), params: z.object({}) }),
+  z.object({ type: z.literal('request'), id: requestId, method: z.literal('clearFeed'), params: z.object({}) }),
+  z.object({ type: z.literal('request'), id: requestId, method: z.literal('clearFired'), params: z.object({}) }),
 ]);
 export type WebviewRequest = z.infer<typeof webviewRequestSchema>;
 

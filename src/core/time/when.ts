@@ -293,3 +293,17 @@ export function parseWhen(input: {
   const description = describeSchedule(schedule, at, tz, input.now) + (once.note === null ? '' : `; ${once.note}`);
   return { schedule, nextRunAt: at, description };
 }
+
+/**
+ * What a confirmation shows for a caller's `when`/`cron`: the resolved schedule in words ("Once, Fri 3 Oct
+ * 09:00 CEST (07:00Z), in 2 min") followed by the words given, or the words and why they cannot be read.
+ */
+export function whenConfirmation(input: { when?: string; cron?: string }, tz: string, kind: RowKind, now: Date): string {
+  const words = input.when ?? (input.cron !== undefined ? `cron ${input.cron}` : '');
+  try {
+    const parsed = parseWhen({ when: input.when, cron: input.cron, tz, kind, now });
+    return `${parsed.description} (\u201c${words}\u201d)`;
+  } catch (err) {
+    return `\u201c${words}\u201d (${err instanceof InputError ? err.reason : String(err)})`;
+  }
+}
