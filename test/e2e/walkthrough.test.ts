@@ -55,6 +55,7 @@ async function doStep(title: string, button: string): Promise<void> {
   const s = step(title);
   await s.waitFor({ state: 'visible', timeout: 30_000 });
   await s.locator('.step-title').click();
+  await s.locator('.step-description-container').first().waitFor({ state: 'visible', timeout: 15_000 }).catch(() => undefined);
   const b = s.getByRole('button', { name: button });
   await b.waitFor({ state: 'visible', timeout: 15_000 });
   await b.click();
@@ -62,15 +63,19 @@ async function doStep(title: string, button: string): Promise<void> {
 
 async function stepDone(title: string, timeoutMs = 30_000): Promise<void> {
   await page.waitForFunction(
-    (t) => [...document.querySelectorAll('.gettingStartedContainer .getting-started-step')].some((e) => e.textContent?.includes(t) && e.classList.contains('complete')),
+    (t) => [...document.querySelectorAll('.gettingStartedContainer .getting-started-step')].some((e) => e.textContent?.includes(t) && e.querySelector('.complete') !== null),
     title,
     { timeout: timeoutMs },
   );
 }
 
+/** Brings the walkthrough back: its tab, and from the Welcome page's list when the page went back home. */
 async function showWalkthrough(): Promise<void> {
-  await page.locator('.tabs-container .tab', { hasText: 'Walkthrough' }).or(page.locator('.tabs-container .tab', { hasText: 'Welcome' })).first().click();
+  await page.locator('.tabs-container .tab', { hasText: 'Welcome' }).first().click();
   await walkthrough().waitFor({ state: 'visible', timeout: 15_000 });
+  if (await step('Add a reminder in words').isVisible()) return;
+  await walkthrough().getByRole('button', { name: /Life Thread: the first five minutes/ }).first().click();
+  await step('Add a reminder in words').waitFor({ state: 'visible', timeout: 15_000 });
 }
 
 /** The Life Thread webview whose document holds `selector` (the sidebar and the panel are separate webviews). */
@@ -146,7 +151,7 @@ describe('the first five minutes (walkthrough, demo workspace, Chromium driving 
     for (const title of ['Add a reminder in words', 'Schedule a command', 'Be woken when the tests end', 'Open the landing and the desk', 'Partition a chat']) {
       assert.equal(await step(title).count(), 1, `step ${title}`);
     }
-    assert.equal(await walkthrough().locator('.getting-started-step.complete').count(), 0, 'no step is done before the user did it');
+    assert.equal(await walkthrough().locator('.getting-started-step .complete').count(), 0, 'no step is done before the user did it');
     await waitForFrameText('Life Thread demo workspace');
     await shot('0-first-screen', 'first-screen.png');
   });
@@ -161,11 +166,24 @@ describe('the first five minutes (walkthrough, demo workspace, Chromium driving 
     await page.locator('.quick-input-widget', { hasText: INSTANT }).waitFor({ state: 'visible', timeout: 10_000 });
     await page.keyboard.press('Enter');
     await stepDone('Add a reminder in words');
+    await shot('1-reminder-step-done');
     await page.locator('.activitybar .action-item a[aria-label^="Life Thread"]').click();
     const sidebar = await lifeThreadFrame('.row');
     const row = sidebar.locator('.row', { hasText: 'look at the test report' });
     await row.waitFor({ state: 'visible', timeout: 30_000 });
     assert.match((await row.locator('.row-when').textContent()) ?? '', new RegExp(`^${INSTANT.source}, in `));
+    // While it waits: a command on a schedule, from the walkthrough's next step.
+    await showWalkthrough();
+    await doStep('Schedule a command', 'Schedule a Command');
+    const cmd = await quickInput();
+    await cmd.fill('npm test');
+    await page.keyboard.press('Enter');
+    await page.locator('.quick-input-widget', { hasText: 'when?' }).waitFor({ state: 'visible', timeout: 15_000 });
+    await cmd.fill('every 30m');
+    await page.locator('.quick-input-widget', { hasText: /Every 30 min/i }).waitFor({ state: 'visible', timeout: 10_000 });
+    await page.keyboard.press('Enter');
+    await stepDone('Schedule a command');
+    await sidebar.locator('.row', { hasText: 'npm test' }).waitFor({ state: 'visible', timeout: 30_000 });
     await shot('1-reminder-sidebar', 'sidebar.png');
     // It fires within the minute (plus a loaded machine's slack): the row says what happened.
     await row.locator('.row-fact', { hasText: /delivered/ }).waitFor({ state: 'visible', timeout: 120_000 });
@@ -192,7 +210,6 @@ describe('the first five minutes (walkthrough, demo workspace, Chromium driving 
     assert.match(prompt, /job: \{ id: "tests", status: failed, exit_code: 1 \}/);
     assert.match(prompt, /3 passed, 1 failed/);
     assert.match(prompt, /landing: \{ kind: code_anchor, path: "src\/calc\.js"/);
-    await stepDone('Be woken when the tests end');
     await shot('4-wake-in-chat', 'wake-in-chat.png');
   });
 
@@ -202,7 +219,10 @@ describe('the first five minutes (walkthrough, demo workspace, Chromium driving 
     await tab.first().waitFor({ state: 'visible', timeout: 30_000 });
     await page.locator('.editor-instance .view-lines', { hasText: 'values.reduce' }).first().waitFor({ state: 'visible', timeout: 15_000 });
     assert.ok(existsSync(join(workspace, 'reports', 'tests.html')), 'the task wrote its report');
-    await stepDone('Open the landing and the desk');
+    await showWalkthrough();
+    for (const t of ['Add a reminder in words', 'Be woken when the tests end', 'Open the landing and the desk']) await stepDone(t);
+    assert.equal(await step('Partition a chat').locator('.complete').count(), 0, 'the sample pair does not count as a partition made');
+    await shot('5-walkthrough-ticks');
     await page.keyboard.press('F1');
     const input = await quickInput();
     await input.fill('>Life Thread: Open Panel');
@@ -210,7 +230,7 @@ describe('the first five minutes (walkthrough, demo workspace, Chromium driving 
     await page.keyboard.press('Enter');
     const panel = await lifeThreadFrame('.pair');
     await panel.getByText('tests.html').first().waitFor({ state: 'visible', timeout: 60_000 });
-    await shot('5-landing-and-desk');
+    await shot('6-desk-in-panel');
   });
 
   it('the panel shows the sample topic\u2019s pair: TopicDecisions beside Handover ops', async () => {
@@ -220,6 +240,6 @@ describe('the first five minutes (walkthrough, demo workspace, Chromium driving 
     await panel.locator('.pair .ops').getByText('Handover ops · partition 1').waitFor({ state: 'visible' });
     assert.match((await panel.locator('.verify').textContent()) ?? '', /^export verified/);
     await panel.locator('.pair').first().scrollIntoViewIfNeeded();
-    await shot('6-panel-pair', 'panel-pair.png');
+    await shot('7-panel-pair', 'panel-pair.png');
   });
 });
