@@ -57,6 +57,13 @@ export interface LifeThreadApi {
 
 export async function activate(context: vscode.ExtensionContext): Promise<LifeThreadApi> {
   const t0 = (globalThis as { __lifeThreadLoadStart?: number }).__lifeThreadLoadStart ?? performance.now();
+  const stages: string[] = [`load ${(performance.now() - t0).toFixed(0)}`];
+  let tPrev = performance.now();
+  const stage = (name: string): void => {
+    const now = performance.now();
+    stages.push(`${name} ${(now - tPrev).toFixed(0)}`);
+    tPrev = now;
+  };
   const log = vscode.window.createOutputChannel('Life Thread', { log: true });
   context.subscriptions.push(log);
   const storeDir = context.globalStorageUri.fsPath;
@@ -75,6 +82,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
     ].join('\n'),
   );
 
+  stage('doctor');
   const store = new ScheduleStore({ dir: storeDir });
   const feed = new FeedFeature(storeDir, model, log);
   const jobs = new CommandJobs(store, feed, log);
@@ -92,6 +100,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
       if (name === 'wakes.json') late.wakes?.refreshView();
     }),
   );
+  stage('schedule');
   registerScheduleCommands(context, schedule);
   registerScheduleTools(context, schedule);
   registerCopyMcpConfig(context, storeDir);
@@ -146,6 +155,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
     }
   };
 
+  stage('tools');
   registerSidebar(context, model, handle, log);
   const panel = new LifeThreadPanel(context, model, handle, log);
   context.subscriptions.push(
@@ -156,6 +166,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
     }),
   );
 
+  stage('sidebar+panel');
   const provider = registerOpenAiProvider(context);
   doctor.addSection('Language models', () => modelsSection(provider));
   const afterTurn = new AfterTurn(storeDir, log);
@@ -173,6 +184,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
       hookRef.wakes?.turnEnded();
     },
   };
+  stage('chat');
   const continuity = new Continuity(context, model, panel, log, { schedule: store, dir: storeDir });
   continuity.register();
   late.continuity = continuity;
@@ -182,9 +194,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
     record: (t, messages) => continuity.record(t, messages),
     mint: () => Continuity.mint(),
   };
+  stage('continuity');
   registerLifeAgent(chat, { afterTurn, doctor, store, continuity, wakes: () => hookRef.wakes });
 
 
+  stage('agent');
   const desk = new HostDesk(storeDir, log, model);
   registerDesk(context, desk);
   const lander = new Lander(context, log, model, panel, desk, [join(storeDir, 'evidence'), join(storeDir, 'logs')]);
@@ -193,6 +207,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
   registerLanding(context, lander);
   doctor.addSection('Desk (CDP browser)', () => desk.doctorSection());
 
+  stage('desk+lander');
   const wakes = new WakeFeature(context, storeDir, model, lander, desk, schedule, continuity, feed, log);
   hookRef.wakes = wakes;
   late.wakes = wakes;
@@ -207,11 +222,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
   doctor.addSection('Wakes', () => wakes.doctorSection());
   // Registration is done; the first pass, the terminals' environment and the wake sources start after
   // activate() returns, so the host is not held up. `ready` resolves when they run.
+  stage('wakes');
   const ready = Promise.all([settled, schedule.start(), wakes.start(), feed.refresh(), registerWindowPresence(context, storeDir, log)]).then(() => undefined);
   ready.catch((err: unknown) => log.error(`start: ${String(err)}`));
 
   const activationMs = performance.now() - t0;
-  log.info(`activated in ${activationMs.toFixed(1)} ms; store ${storeDir}`);
+  stage('start');
+  log.info(`activated in ${activationMs.toFixed(1)} ms (ms per stage: ${stages.join(', ')}); store ${storeDir}`);
   return { activatedAt: Date.now(), activationMs, storeDir, model, doctor, panel, schedule, jobs, reminderTurns, afterTurn, lander, desk, continuity, wakes, feed, ready, webviewRequest: handle };
 }
 

@@ -8,7 +8,18 @@
  * clear error instead of a hang. Every WebSocket client it opens is closed again, also on error and
  * also when it connects only after its timeout.
  */
-import CDP from 'chrome-remote-interface';
+import type CDP from 'chrome-remote-interface';
+
+let loadedCdp: typeof CDP | undefined;
+/**
+ * chrome-remote-interface carries the whole DevTools protocol description (about 1 MB of the bundle):
+ * it is evaluated at the first CDP call, not while the extension activates.
+ */
+function cdp(): typeof CDP {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy require, kept in the bundle but evaluated on first use
+  loadedCdp ??= require('chrome-remote-interface') as typeof CDP;
+  return loadedCdp;
+}
 import { isLoopbackHost } from '../core/loopback';
 
 export interface CdpTarget {
@@ -220,12 +231,12 @@ export class ChromeRemoteTransport implements CdpTransport {
   async version(): Promise<CdpVersion> {
     let v: unknown;
     try {
-      v = await this.timed(CDP.Version(this.http), 'version');
+      v = await this.timed(cdp().Version(this.http), 'version');
     } catch (e) {
       // Node's global agent keeps sockets alive: one left from a browser that is gone (or was
       // restarted on the same port) fails once with a reset before a fresh connection is tried.
       if (!isStaleSocket(e)) throw e;
-      v = await this.timed(CDP.Version(this.http), 'version');
+      v = await this.timed(cdp().Version(this.http), 'version');
     }
     if (!isRecord(v) || !str(v.Browser)) throw new Error(`${this.endpoint}/json/version did not answer like a DevTools endpoint`);
     const protocolVersion = str(v['Protocol-Version']);
@@ -233,7 +244,7 @@ export class ChromeRemoteTransport implements CdpTransport {
   }
 
   private async rawList(): Promise<RawTarget[]> {
-    const v = await this.timed(CDP.List(this.http), 'list');
+    const v = await this.timed(cdp().List(this.http), 'list');
     if (!Array.isArray(v)) throw new Error(`${this.endpoint}/json/list did not answer with a list`);
     const out: RawTarget[] = [];
     for (const item of v) {
@@ -252,7 +263,7 @@ export class ChromeRemoteTransport implements CdpTransport {
    * (an `&` cuts it), and navigating over the client lets us wait for the load event.
    */
   async newPage(url: string): Promise<CdpTarget> {
-    const v = await this.timed(CDP.New({ ...this.http, url: 'about:blank' }), 'new page');
+    const v = await this.timed(cdp().New({ ...this.http, url: 'about:blank' }), 'new page');
     const t = toTarget(v);
     if (!t) throw new Error(`${this.endpoint}/json/new did not answer with a target`);
     try {
@@ -265,12 +276,12 @@ export class ChromeRemoteTransport implements CdpTransport {
   }
 
   async activate(id: string): Promise<void> {
-    await this.timed(CDP.Activate({ ...this.http, id }), `activate ${id}`);
+    await this.timed(cdp().Activate({ ...this.http, id }), `activate ${id}`);
   }
 
   /** Closes the page and waits until it is gone from /json/list (Chromium answers "Target is closing" first). */
   async close(id: string): Promise<void> {
-    await this.timed(CDP.Close({ ...this.http, id }), `close ${id}`);
+    await this.timed(cdp().Close({ ...this.http, id }), `close ${id}`);
     const end = Date.now() + this.timeoutMs;
     while ((await this.rawList()).some((t) => t.id === id)) {
       if (Date.now() > end) throw new CdpTimeoutError(`CDP close ${id} at ${this.endpoint}: the page was still listed after ${this.timeoutMs} ms`);
@@ -372,7 +383,7 @@ export class ChromeRemoteTransport implements CdpTransport {
       ws = t.webSocketDebuggerUrl;
       if (!ws) throw new Error(`page ${id} at ${this.endpoint} has no debugger URL (another DevTools client is attached?)`);
     }
-    const client = await this.timed(CDP({ ...this.http, target: ws, local: true }), `${what} ${id}: connect`, (late) => {
+    const client = await this.timed(cdp()({ ...this.http, target: ws, local: true }), `${what} ${id}: connect`, (late) => {
       void late.close().catch(() => undefined);
     });
     try {

@@ -36,6 +36,15 @@ async function runTask(name: string): Promise<void> {
   await vscode.tasks.executeTask(task);
 }
 
+/** Writes a file and waits until VS Code's document of it holds the new text (file events are not instant). */
+async function writeAndSee(path: string, text: string): Promise<void> {
+  writeFileSync(path, text);
+  await waitFor(() => {
+    const doc = vscode.workspace.textDocuments.find((d) => d.uri.fsPath === path);
+    return doc === undefined || doc.getText() === text ? true : undefined;
+  }, 10_000, `the editor saw the new ${path}`);
+}
+
 const root = (): string => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '';
 
 describe('wake, parts 2 and 3, in the real extension host', () => {
@@ -106,7 +115,7 @@ describe('wake, parts 2 and 3, in the real extension host', () => {
     }
     const moved = await pulseOf(server, 'WAKE-LOCUS-2');
     assert.match(moved, /lines: "L42-L42", step: (symbol|excerpt) \}/);
-    writeFileSync(calc, original);
+    await writeAndSee(calc, original);
   });
 
   it('an explicit landing: a code anchor whose symbol moved lands on the new place', async () => {
@@ -129,7 +138,7 @@ describe('wake, parts 2 and 3, in the real extension host', () => {
     const pulse = await pulseOf(server, 'WAKE-ANCHOR');
     assert.match(pulse, /symbol: "Calc\.add", lines: "L10-L11", step: (exact|symbol|excerpt) \}/);
     assert.doesNotMatch(pulse, /step: orphaned/);
-    writeFileSync(calc, original);
+    await writeAndSee(calc, original);
   });
 
   it('a scheduled command row that exits 2 wakes its job.done wake with the summary', async () => {
