@@ -73,9 +73,14 @@ async function stepDone(title: string, timeoutMs = 30_000): Promise<void> {
 async function showWalkthrough(): Promise<void> {
   await page.locator('.tabs-container .tab', { hasText: 'Welcome' }).first().click();
   await walkthrough().waitFor({ state: 'visible', timeout: 15_000 });
-  if (await step('Add a reminder in words').isVisible()) return;
+  // The page's home keeps the steps in the DOM, hidden and disabled.
+  const first = step('Add a reminder in words');
+  if ((await first.isVisible()) && (await first.isEnabled())) return;
   await walkthrough().getByRole('button', { name: /Life Thread: the first five minutes/ }).first().click();
-  await step('Add a reminder in words').waitFor({ state: 'visible', timeout: 15_000 });
+  await page.waitForFunction(() => {
+    const b = document.querySelector<HTMLButtonElement>('.gettingStartedContainer .getting-started-step');
+    return b !== null && !b.disabled && b.getAttribute('aria-disabled') !== 'true';
+  }, undefined, { timeout: 15_000 });
 }
 
 /** The Life Thread webview whose document holds `selector` (the sidebar and the panel are separate webviews). */
