@@ -71,7 +71,7 @@ async function stepDone(title: string, timeoutMs = 30_000): Promise<void> {
 
 /** Brings the walkthrough back: its tab, and from the Welcome page's list when the page went back home. */
 async function showWalkthrough(): Promise<void> {
-  await page.locator('.tabs-container .tab', { hasText: 'Welcome' }).first().click();
+  await page.locator('.tabs-container .tab', { hasText: /Welcome|Walkthrough: / }).first().click();
   await walkthrough().waitFor({ state: 'visible', timeout: 15_000 });
   // The page's home keeps the steps in the DOM, hidden and disabled.
   const first = step('Add a reminder in words');
