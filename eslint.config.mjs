@@ -44,6 +44,22 @@ export default tseslint.config(
     },
   },
   {
+    // What package.json contributes is registered by the boot's proxies (src/host/boot.ts); features
+    // hand their handlers over through src/host/contrib.ts, or VS Code refuses the second registration.
+    files: ['src/host/**/*.ts'],
+    ignores: ['src/host/boot.ts', 'src/host/contrib.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'TSImportType[argument.literal.value="vscode"]', message: 'Use src/host for vscode types.' },
+        {
+          selector: "MemberExpression[object.object.name='vscode'][property.name=/^(registerCommand|registerTool|createChatParticipant|registerWebviewViewProvider|registerUriHandler|registerLanguageModelChatProvider)$/]",
+          message: 'Register through contrib (src/host/contrib.ts): the boot owns the contributed ids.',
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.mjs', '**/*.js'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly' } },
   },

@@ -160,6 +160,9 @@ export async function run(ctx: Context): Promise<number> {
   const minutes = rawTimeout === undefined ? RUN_TIMEOUT_DEFAULT_MINUTES : parseTimeoutMinutes(rawTimeout);
   const jobId = newId('j');
   const store = wakeStore(ctx);
+  // Life Thread's own errors come before the start (design §9 "CLI additions"): a wakes table this
+  // process cannot read or write (corrupt, newer schema) exits 3 here, not after the command ran.
+  await store.list();
   const wakeText = valueOf(ctx.args, 'wake');
   let wakeId: string | null = null;
   if (wakeText !== undefined) {
@@ -191,7 +194,12 @@ export async function run(ctx: Context): Promise<number> {
       onOutput: (stream, text) => void (stream === 'stdout' ? process.stdout.write(text) : process.stderr.write(text)),
     });
     if (end.fact.error) process.stderr.write(`life-thread: ${jobId}: ${end.fact.error}\n`);
-    await triggerJobWakes(store, jobId, end, cliHolder());
+    // The command ran: its exit code is what run exits with, whatever becomes of the wakes. A wake that
+    // cannot be triggered here (lock not obtained, table broken meanwhile) fires as lost at the next
+    // `life-thread wait` once this process is gone.
+    await triggerJobWakes(store, jobId, end, cliHolder()).catch((err: unknown) => {
+      process.stderr.write(`life-thread: ${jobId}: the job.done wakes could not be fired: ${err instanceof Error ? err.message : String(err)}\n`);
+    });
     return end.exitCode;
   } finally {
     for (const sig of STOP_SIGNALS) process.off(sig, onSignal);

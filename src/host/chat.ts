@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { contrib } from './contrib';
 import { CHAT_PARTICIPANT_ID } from '../shared/commands';
 
 export const CHAT_HELP = [
@@ -35,7 +36,7 @@ export class LifeChat {
     | undefined;
 
   constructor(context: vscode.ExtensionContext) {
-    const participant = vscode.chat.createChatParticipant(CHAT_PARTICIPANT_ID, (req, ctx, stream, token) => this.handle(req, ctx, stream, token));
+    const participant = contrib.createChatParticipant(CHAT_PARTICIPANT_ID, (req, ctx, stream, token) => this.handle(req, ctx, stream, token));
     participant.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'life-thread.svg');
     context.subscriptions.push(participant);
   }

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { contrib } from './contrib';
 import { readFile, rm } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { z } from 'zod';
@@ -496,8 +497,8 @@ export class Continuity implements vscode.Disposable {
   register(): void {
     this.context.subscriptions.push(
       this,
-      vscode.lm.registerTool('lifethread_partition', this.tool()),
-      vscode.commands.registerCommand(COMMANDS.partition, async (topicArg?: string) => {
+      contrib.registerTool('lifethread_partition', this.tool()),
+      contrib.registerCommand(COMMANDS.partition, async (topicArg?: string) => {
         const topics = await this.topics();
         const topic =
           topicArg ??
@@ -511,7 +512,7 @@ export class Continuity implements vscode.Disposable {
         await this.setTopic(topic);
         await vscode.commands.executeCommand('workbench.action.chat.open', { query: `@life /partition ${topic}`, isPartialQuery: false });
       }),
-      vscode.commands.registerCommand(COMMANDS.approvePartition, async (topicArg?: unknown) => {
+      contrib.registerCommand(COMMANDS.approvePartition, async (topicArg?: unknown) => {
         try {
           return await this.approveCommand(topicArg);
         } catch (err) {

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { contrib } from './contrib';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -206,7 +207,7 @@ export class HostDesk implements DeskPort, vscode.Disposable {
 export function registerDesk(context: vscode.ExtensionContext, desk: HostDesk): void {
   context.subscriptions.push(
     desk,
-    vscode.commands.registerCommand(COMMANDS.openDesk, async (arg?: unknown) => {
+    contrib.registerCommand(COMMANDS.openDesk, async (arg?: unknown) => {
       try {
         return await desk.openDesk(arg);
       } catch (err) {

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { contrib } from './contrib';
 import { COMMANDS } from '../shared/commands';
 
 export const DOCTOR_SCHEME = 'lifethread-doctor';
@@ -19,7 +20,7 @@ export class Doctor implements vscode.TextDocumentContentProvider {
   constructor(context: vscode.ExtensionContext) {
     context.subscriptions.push(
       vscode.workspace.registerTextDocumentContentProvider(DOCTOR_SCHEME, this),
-      vscode.commands.registerCommand(COMMANDS.doctor, () => this.open()),
+      contrib.registerCommand(COMMANDS.doctor, () => this.open()),
       this._onDidChange,
     );
   }

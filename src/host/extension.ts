@@ -1,5 +1,7 @@
-// Composition root: activate() only wires features together; each feature registers itself.
+// Composition root (dist/main.js, loaded by boot.ts right after activation): activate() only wires
+// features together; each feature registers itself through the boot's proxies (contrib.ts).
 import * as vscode from 'vscode';
+import { contrib, useRegistrar, type Registrar } from './contrib';
 import { mkdir } from 'node:fs/promises';
 import { COMMANDS } from '../shared/commands';
 import type { WebviewRequest } from '../shared/protocol';
@@ -34,8 +36,10 @@ import { join } from 'node:path';
 /** What the extension exports to other extensions and to its own host tests. */
 export interface LifeThreadApi {
   readonly activatedAt: number;
-  /** From the start of evaluating the bundle to the end of activate(). */
+  /** From the start of evaluating dist/extension.js (the boot) to the end of its activate(). */
   readonly activationMs: number;
+  /** From the same start until `ready` resolved (set by the boot when it does). */
+  readonly readyMs?: number;
   readonly storeDir: string;
   readonly model: ViewModel;
   readonly doctor: Doctor;
@@ -55,8 +59,9 @@ export interface LifeThreadApi {
   readonly webviewRequest: (request: WebviewRequest) => Promise<void>;
 }
 
-export async function activate(context: vscode.ExtensionContext): Promise<LifeThreadApi> {
-  const t0 = (globalThis as { __lifeThreadLoadStart?: number }).__lifeThreadLoadStart ?? performance.now();
+export async function activate(context: vscode.ExtensionContext, registrar?: Registrar): Promise<LifeThreadApi> {
+  useRegistrar(registrar);
+  const t0 = (globalThis as { __lifeThreadMainStart?: number }).__lifeThreadMainStart ?? performance.now();
   const stages: string[] = [`load ${(performance.now() - t0).toFixed(0)}`];
   let tPrev = performance.now();
   const stage = (name: string): void => {
@@ -160,7 +165,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
   const panel = new LifeThreadPanel(context, model, handle, log);
   context.subscriptions.push(
     panel,
-    vscode.commands.registerCommand(COMMANDS.openPanel, async (topic?: unknown) => {
+    contrib.registerCommand(COMMANDS.openPanel, async (topic?: unknown) => {
       if (typeof topic === 'string' && late.continuity) await late.continuity.showInPanel(topic);
       else panel.show();
     }),
@@ -171,7 +176,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
   doctor.addSection('Language models', () => modelsSection(provider));
   const afterTurn = new AfterTurn(storeDir, log);
   const settled = afterTurn.settleAtStart();
-  context.subscriptions.push(afterTurn, vscode.lm.registerTool('lifethread_afterTurn', afterTurn.tool()));
+  context.subscriptions.push(afterTurn, contrib.registerTool('lifethread_afterTurn', afterTurn.tool()));
   const chat = new LifeChat(context);
   const hookRef: { wakes?: WakeFeature } = {};
   chat.hooks = {
@@ -228,7 +233,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LifeTh
 
   const activationMs = performance.now() - t0;
   stage('start');
-  log.info(`activated in ${activationMs.toFixed(1)} ms (ms per stage: ${stages.join(', ')}); store ${storeDir}`);
+  log.info(`main module loaded and wired in ${activationMs.toFixed(1)} ms (ms per stage: ${stages.join(', ')}); store ${storeDir}`);
   return { activatedAt: Date.now(), activationMs, storeDir, model, doctor, panel, schedule, jobs, reminderTurns, afterTurn, lander, desk, continuity, wakes, feed, ready, webviewRequest: handle };
 }
 

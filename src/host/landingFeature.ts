@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { contrib } from './contrib';
 import { InputError } from '../core/errors';
 import { decodeRef, parseDeepLink, parseRef, type LandingRef } from '../core/landing';
 import type { ResolveAnchorInput } from '../core/toolInputs';
@@ -28,8 +29,8 @@ export function parsePastedLanding(text: string, uriSchemes: readonly string[]):
 
 export function registerLanding(context: vscode.ExtensionContext, lander: Lander): void {
   context.subscriptions.push(
-    vscode.window.registerUriHandler({ handleUri: (uri) => void lander.handleUri(uri) }),
-    vscode.commands.registerCommand(COMMANDS.openLanding, async (arg?: string | LandingRef) => {
+    contrib.registerUriHandler({ handleUri: (uri) => void lander.handleUri(uri) }),
+    contrib.registerCommand(COMMANDS.openLanding, async (arg?: string | LandingRef) => {
       try {
         const ref =
           typeof arg === 'object'
@@ -60,7 +61,7 @@ export function registerLanding(context: vscode.ExtensionContext, lander: Lander
         return undefined;
       }
     }),
-    vscode.lm.registerTool<ResolveAnchorInput>('lifethread_resolveAnchor', {
+    contrib.registerTool<ResolveAnchorInput>('lifethread_resolveAnchor', {
       prepareInvocation: (o) => ({ invocationMessage: o.input.anchor ? `Re-finding ${o.input.anchor.symbol || o.input.anchor.path}` : `Reading a message span of ${o.input.message?.topic ?? ''}` }),
       invoke: async (o) => {
         try {

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { contrib } from './contrib';
 import { estimateTokens, type NeutralMessage, type NeutralPart } from '../core/openai';
 import { listModels, streamChat } from '../node/openaiClient';
 import { COMMANDS, LM_VENDOR } from '../shared/commands';
@@ -145,8 +146,8 @@ export function registerOpenAiProvider(context: vscode.ExtensionContext): OpenAi
   const provider = new OpenAiCompatibleProvider(context);
   context.subscriptions.push(
     provider,
-    vscode.lm.registerLanguageModelChatProvider(LM_VENDOR, provider),
-    vscode.commands.registerCommand(COMMANDS.setApiKey, async () => {
+    contrib.registerLanguageModelChatProvider(LM_VENDOR, provider),
+    contrib.registerCommand(COMMANDS.setApiKey, async () => {
       const key = await vscode.window.showInputBox({
         title: 'Life Thread: API key for the OpenAI-compatible endpoint',
         prompt: `Kept in VS Code's secret storage. Leave empty to remove it. Endpoint: ${provider.baseUrl || '(set lifeThread.openai.baseUrl first)'}`,

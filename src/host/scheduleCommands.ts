@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { contrib } from './contrib';
 import { InputError } from '../core/errors';
 import { rowSentence } from '../core/rowView';
 import type { RowKind } from '../core/time/limits';
@@ -70,7 +71,7 @@ export function registerScheduleCommands(context: vscode.ExtensionContext, featu
   };
 
   context.subscriptions.push(
-    vscode.commands.registerCommand(COMMANDS.addReminder, async (args?: { text?: string; when?: string; cron?: string }) => {
+    contrib.registerCommand(COMMANDS.addReminder, async (args?: { text?: string; when?: string; cron?: string }) => {
       try {
         const text =
           args?.text ??
@@ -92,7 +93,7 @@ export function registerScheduleCommands(context: vscode.ExtensionContext, featu
         return undefined;
       }
     }),
-    vscode.commands.registerCommand(COMMANDS.scheduleCommand, async (args?: { command?: string; when?: string; cron?: string; timeoutMinutes?: number }) => {
+    contrib.registerCommand(COMMANDS.scheduleCommand, async (args?: { command?: string; when?: string; cron?: string; timeoutMinutes?: number }) => {
       try {
         const cwd = workspaceRoot();
         if (!cwd) throw new Error('open a folder first: a scheduled command runs from the workspace root');
@@ -115,7 +116,7 @@ export function registerScheduleCommands(context: vscode.ExtensionContext, featu
         return undefined;
       }
     }),
-    vscode.commands.registerCommand(COMMANDS.listSchedule, async () => {
+    contrib.registerCommand(COMMANDS.listSchedule, async () => {
       await feature.refresh();
       const now = new Date();
       const rows = feature.currentRows;

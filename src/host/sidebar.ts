@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { contrib } from './contrib';
 import { SIDEBAR_VIEW_ID } from '../shared/commands';
 import { webviewHtml, webviewOptions } from './webviewHtml';
 import { bridgeWebview, type RequestHandler } from './webviewBridge';
@@ -14,5 +15,5 @@ export function registerSidebar(context: vscode.ExtensionContext, model: ViewMod
       view.onDidDispose(() => bridge.dispose());
     },
   };
-  context.subscriptions.push(vscode.window.registerWebviewViewProvider(SIDEBAR_VIEW_ID, provider, { webviewOptions: { retainContextWhenHidden: false } }));
+  context.subscriptions.push(contrib.registerWebviewViewProvider(SIDEBAR_VIEW_ID, provider, { webviewOptions: { retainContextWhenHidden: false } }));
 }

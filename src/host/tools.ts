@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { contrib } from './contrib';
 import { InputError } from '../core/errors';
 import type { RemindInput, ScheduleInput } from '../core/toolInputs';
 import { remindTool, scheduleTool, type ScheduleToolHost } from '../node/tools/scheduleTools';
@@ -98,7 +99,7 @@ class ScheduleTool implements vscode.LanguageModelTool<ScheduleInput> {
 
 export function registerScheduleTools(context: vscode.ExtensionContext, feature: ScheduleFeature): void {
   context.subscriptions.push(
-    vscode.lm.registerTool(TOOL_NAMES.remind, new RemindTool(feature)),
-    vscode.lm.registerTool(TOOL_NAMES.schedule, new ScheduleTool(feature)),
+    contrib.registerTool(TOOL_NAMES.remind, new RemindTool(feature)),
+    contrib.registerTool(TOOL_NAMES.schedule, new ScheduleTool(feature)),
   );
 }

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { contrib } from './contrib';
 import { InputError } from '../core/errors';
 import { COMMANDS } from '../shared/commands';
 import type { WakeFeature } from './wakeFeature';
@@ -6,7 +7,7 @@ import type { WakeFeature } from './wakeFeature';
 /** `lifethread_sendToLifeThread`, Wake Me When Task Ends…, Pause/Resume Wakes. */
 export function registerWakeSurfaces(context: vscode.ExtensionContext, wakes: WakeFeature): void {
   context.subscriptions.push(
-    vscode.lm.registerTool<Record<string, unknown>>('lifethread_sendToLifeThread', {
+    contrib.registerTool<Record<string, unknown>>('lifethread_sendToLifeThread', {
       prepareInvocation: (o) => {
         const i = o.input;
         if (typeof i.cancel_token === 'string' && Object.keys(i).length === 1) return { invocationMessage: `Cancelling wakes with token ${i.cancel_token}` };
@@ -21,7 +22,7 @@ export function registerWakeSurfaces(context: vscode.ExtensionContext, wakes: Wa
         }
       },
     }),
-    vscode.commands.registerCommand(COMMANDS.wakeOnTaskEnd, async (args?: { jobId?: string; text?: string; task?: string }) => {
+    contrib.registerCommand(COMMANDS.wakeOnTaskEnd, async (args?: { jobId?: string; text?: string; task?: string }) => {
       try {
         let jobId = args?.jobId;
         let toStart: vscode.Task | undefined;
@@ -59,11 +60,11 @@ export function registerWakeSurfaces(context: vscode.ExtensionContext, wakes: Wa
         return undefined;
       }
     }),
-    vscode.commands.registerCommand(COMMANDS.pauseWakes, async () => {
+    contrib.registerCommand(COMMANDS.pauseWakes, async () => {
       await wakes.setPaused(true);
       void vscode.window.showInformationMessage('Life Thread: wakes are paused. They wait (nothing is dropped) until you run Resume Wakes.');
     }),
-    vscode.commands.registerCommand(COMMANDS.resumeWakes, async () => {
+    contrib.registerCommand(COMMANDS.resumeWakes, async () => {
       const held = await wakes.heldCount();
       await wakes.setPaused(false);
       void vscode.window.showInformationMessage(`Life Thread: wakes resumed${held ? `; ${held} held wake(s) released` : ''}.`);

@@ -206,14 +206,23 @@ export async function serveMcp(opts: McpServeOptions): Promise<void> {
   });
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: mcpTools() }));
-  server.setRequestHandler(CallToolRequestSchema, async (req): Promise<CallToolResult> => {
-    const name = req.params.name;
+  // Calls still running when the client closes our stdin are answered before the session ends.
+  const inflight = new Set<Promise<unknown>>();
+  const tracked = <T>(work: Promise<T>): Promise<T> => {
+    inflight.add(work);
+    void work.then(
+      () => inflight.delete(work),
+      () => inflight.delete(work),
+    );
+    return work;
+  };
+  const callTool = async (name: string, args: Record<string, unknown> | undefined): Promise<CallToolResult> => {
     if (!isMcpToolName(name)) return toolError(new InputError('name', `no tool ${name}; tools: ${mcpTools().map((t) => t.name).join(', ')}`));
     try {
       const h = hosts();
       if (name === 'lifethread_sendToLifeThread') h.wake.owner = await ownerFor('wake');
       else h.schedule.owner = await ownerFor('row');
-      const text = await callMcpTool(name, req.params.arguments ?? {}, h);
+      const text = await callMcpTool(name, args ?? {}, h);
       const carried = await carryHeld().catch((err: unknown) => {
         log(`held wakes: ${String(err)}`);
         return '';
@@ -222,7 +231,8 @@ export async function serveMcp(opts: McpServeOptions): Promise<void> {
     } catch (err) {
       return toolError(err);
     }
-  });
+  };
+  server.setRequestHandler(CallToolRequestSchema, (req) => tracked(callTool(req.params.name, req.params.arguments)));
   server.setRequestHandler(SetLevelRequestSchema, (req) => {
     logLevel = req.params.level;
     courier.poke();
@@ -238,7 +248,10 @@ export async function serveMcp(opts: McpServeOptions): Promise<void> {
     const id = WAKE_URI.exec(req.params.uri)?.[1];
     const row = id === undefined ? undefined : await wakes.get(id);
     if (!row) throw new InputError('uri', `no wake at ${req.params.uri}`);
-    const text = row.status === 'fired' ? renderPulse(row, pulseEventOfRow(row)) : `${row.id} is ${row.status}; its pulse is here once it fires.`;
+    // The update is sent while the wake is being delivered (the row is marked fired right after), so a
+    // client that reads at once finds a claimed, triggered row: its pulse is already fixed.
+    const ready = row.status === 'fired' || (row.status === 'delivering' && row.triggeredAt !== undefined);
+    const text = ready ? renderPulse(row, pulseEventOfRow(row)) : `${row.id} is ${row.status}; its pulse is here once it fires.`;
     return { contents: [{ uri: req.params.uri, mimeType: 'text/plain', text }] };
   });
   server.setRequestHandler(SubscribeRequestSchema, (req) => {
@@ -257,7 +270,15 @@ export async function serveMcp(opts: McpServeOptions): Promise<void> {
     transport.onclose = () => resolve();
   });
   // The client closing our stdin ends the session (the SDK transport does not watch for it).
-  const end = (): void => void transport.close();
+  let ending = false;
+  const end = (): void => {
+    if (ending) return;
+    ending = true;
+    void Promise.allSettled([...inflight])
+      // The SDK sends an answer a few microtasks after its handler settles: close on the next turn.
+      .then(() => new Promise((res) => setImmediate(res)))
+      .then(() => transport.close());
+  };
   stdin.once('end', end);
   stdin.once('close', end);
   server.oninitialized = () => courier.poke();
