@@ -1,6 +1,6 @@
 /**
  * The demo workspace `npm start` opens (and the walkthrough test uses): demo/ copied to `dest`, made its
- * own git repository with a small history, and a sample topic "demo" whose TopicDecisions/Handover pair
+ * own git repository with a small history, and a sample topic "main" (the topic a window starts in) whose TopicDecisions/Handover pair
  * was partitioned at the last commit, so the panel has a pair to show and `life-thread topic verify` passes.
  */
 import { execFileSync } from 'node:child_process';
@@ -12,7 +12,7 @@ import { gitState } from '../../src/node/git';
 import type { TopicDecisions } from '../../src/core/continuity';
 import type { TranscriptMessage } from '../../src/core/export';
 
-export const DEMO_TOPIC = 'demo';
+export const DEMO_TOPIC = 'main';
 
 /** The history: each commit adds these paths of demo/ (everything left goes into the last one). */
 const HISTORY: { message: string; paths: string[] }[] = [
@@ -48,7 +48,7 @@ function git(cwd: string, at: string, ...args: string[]): string {
 const USER_SAYS = 'average([]) should give 0, not throw. And let us not pull in lodash just for a mean; the calculator stays dependency-free.';
 const ASSISTANT_SAYS = 'Agreed: Calculator.average returns 0 for an empty list, and no lodash. The "tests" task has a check for the empty list that fails today.';
 
-/** A short conversation about the demo's bug, partitioned and approved: partition 1 of topic "demo". */
+/** A short conversation about the demo's bug, partitioned and approved: partition 1 of topic "main". */
 async function writeSampleTopic(root: string, now: Date): Promise<void> {
   const dir = topicDir(root, DEMO_TOPIC);
   const t = (minutesAgo: number) => new Date(now.getTime() - minutesAgo * 60_000).toISOString();

@@ -37,7 +37,7 @@ describe('the demo workspace', () => {
   });
 
   it('has a sample topic with an approved pair that `life-thread topic verify` accepts', () => {
-    const dir = join(ws, '.life-thread', 'topics', 'demo');
+    const dir = join(ws, '.life-thread', 'topics', 'main');
     for (const f of ['topic-decisions.json', 'handover-ops.json', 'export.jsonl', 'TopicDecisions.md', 'HandoverOps.md']) assert.ok(existsSync(join(dir, f)), f);
     const r = spawnSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'topic', 'verify', dir], { encoding: 'utf8' });
     assert.equal(r.status, 0, r.stdout + r.stderr);
