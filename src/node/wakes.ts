@@ -113,11 +113,12 @@ export class WakeStore {
   /**
    * Claims the timers that came due among those `eligible` selects (one holder each, across windows and
    * processes); one past `maxLatenessMs` becomes missed. Settled wakes older than a day are cleaned
-   * in the same write.
+   * in the same write. An idle pass (nothing due, nothing to clean) reads without the lock and writes
+   * nothing (idle_store_writes_per_hour).
    */
   async claimDue(claimer: WakeClaimer, opts: { eligible: (row: WakeRow) => boolean; maxLatenessMs?: number; retentionMs?: number }): Promise<{ claimed: ClaimedWake[]; missed: string[] }> {
     const ctx = ctxOf(claimer);
-    return this.table.update((rows) => {
+    return this.table.maybeUpdate((rows) => {
       const c = claimDueTimers(rows, ctx, opts);
       const cleaned = cleanRows(c.rows, ctx.now, opts.retentionMs);
       const changed = c.changed || cleaned.cleaned.length > 0;
@@ -176,7 +177,7 @@ export class WakeStore {
     opts: { eligible: (row: WakeRow) => boolean; alive?: Liveness; ownLiveTokens?: ReadonlySet<string> },
   ): Promise<{ claimed: ClaimedWake[]; lost: string[]; resumed: string[] }> {
     const ctx = ctxOf(claimer);
-    return this.table.update((rows) => {
+    return this.table.maybeUpdate((rows) => {
       const r = takeOverOrphans(rows, ctx, opts);
       return { rows: r.changed ? r.rows : rows, result: { claimed: r.claimed, lost: r.lost, resumed: r.resumed } };
     });
@@ -184,7 +185,7 @@ export class WakeStore {
 
   async heartbeat(tokens: ReadonlySet<string>, now: Date): Promise<void> {
     if (tokens.size === 0) return;
-    await this.table.update((rows) => {
+    await this.table.maybeUpdate((rows) => {
       const r = heartbeatRows(rows, tokens, now);
       return { rows: r.changed ? r.rows : rows, result: undefined };
     });

@@ -648,6 +648,34 @@ describe('WakeStore: the lifecycle (temporary directory)', () => {
     assert.deepEqual(again.flatMap((r) => r.claimed), []);
   });
 
+  it('an idle pass (nothing due, no orphans, no own claims) neither writes the table nor takes its lock', async () => {
+    const dir = fresh();
+    const store = new WakeStore({ dir });
+    await store.add(wake({ text: 'next week', delay_seconds: 7 * 24 * 3600 }), { now: NOW });
+    await store.add(wake({ text: 'when tests end', when: 'job.done', job_id: 'tests' }), { now: NOW });
+    const { readdirSync, statSync } = await import('node:fs');
+    const state = (): string =>
+      JSON.stringify(
+        readdirSync(dir, { recursive: true })
+          .map(String)
+          .sort()
+          .map((f) => [f, statSync(join(dir, f)).mtimeMs]),
+      );
+    const before = state();
+    for (let i = 1; i <= 3; i++) {
+      const due = await store.claimDue({ now: at(i * MIN), holder: me, newToken }, { eligible: all });
+      assert.deepEqual(due.claimed, []);
+      const orphans = await store.takeOverOrphans({ now: at(i * MIN), holder: me, newToken }, { eligible: all, alive: processLiveness });
+      assert.deepEqual([orphans.claimed, orphans.lost], [[], []]);
+      await store.heartbeat(new Set(['no-such-token']), at(i * MIN));
+    }
+    assert.equal(state(), before, 'no file under the store was written, created or removed');
+    // A pass with work still takes the lock and writes.
+    const later = await store.claimDue({ now: at(8 * 24 * 3600_000), holder: me, newToken }, { eligible: all });
+    assert.equal(later.claimed.length, 1);
+    assert.notEqual(state(), before);
+  });
+
   it('trigger → delivering with the outcome → received → fired via life; a second receipt changes nothing', async () => {
     const store = new WakeStore({ dir: fresh() });
     const w = await store.add(wake({ text: 'tests done', when: 'job.done', job_id: 'tests' }), { now: NOW, owner: ownerA() });
