@@ -136,7 +136,11 @@ export async function wait(ctx: Context): Promise<void> {
           await store.hold(lost, 'unreachable');
         }
       },
-      onError: (err) => process.stderr.write(`life-thread wait: ${err instanceof Error ? err.message : String(err)}\n`),
+      // A pass that failed (the lock busy, a table being replaced) is retried; with --json the notice is JSON too.
+      onError: (err) => {
+        const reason = err instanceof Error ? err.message : String(err);
+        process.stderr.write(ctx.json ? `${JSON.stringify({ warning: { reason } })}\n` : `life-thread wait: ${reason}; still waiting\n`);
+      },
     });
     if (timeoutS !== undefined) {
       timer = setTimeout(() => finish(new TimedOut(`wake ${id} did not fire within ${timeoutS} s`)), timeoutS * 1000);
