@@ -91,6 +91,28 @@ describe('wake, parts 2 and 3, in the real extension host', () => {
     terminal.dispose();
   });
 
+  it('a terminal wake binds to the instance: after a real rename, another terminal opened with the old name does not take it; the renamed one does', async () => {
+    const bound = vscode.window.createTerminal({ name: 'tbind' });
+    const boundIntegration = await waitFor(() => bound.shellIntegration, 15_000, 'shell integration (bound)');
+    const w = await wake({ text: 'WAKE-INSTANCE the bound terminal ended', when: 'job.done', job_id: 'terminal:tbind' });
+    bound.show(false);
+    await waitFor(() => (vscode.window.activeTerminal === bound ? true : undefined), 10_000, 'the bound terminal active');
+    await vscode.commands.executeCommand('workbench.action.terminal.renameWithArg', { name: 'tbind-renamed' });
+    await waitFor(() => (bound.name === 'tbind-renamed' ? true : undefined), 10_000, 'the rename');
+    const impostor = vscode.window.createTerminal({ name: 'tbind', hideFromUser: true });
+    const impostorIntegration = await waitFor(() => impostor.shellIntegration, 15_000, 'shell integration (impostor)');
+    impostorIntegration.executeCommand("echo 'IMPOSTOR ran'; (exit 5)");
+    await new Promise((r) => setTimeout(r, 3000));
+    const api = await lifeThread();
+    assert.equal((await api.wakes.store.get(w.id))?.status, 'pending', 'a terminal that only shares the old name does not fire the wake');
+    boundIntegration.executeCommand("echo '# pass 2'; echo '# fail 0'; (exit 4)");
+    const pulse = await pulseOf(server, 'WAKE-INSTANCE');
+    assert.match(pulse, /job: \{ id: "terminal:tbind[^"]*", status: failed, exit_code: 4 \}/);
+    assert.doesNotMatch(pulse, /exit_code: 5/);
+    impostor.dispose();
+    bound.dispose();
+  });
+
   it('a failed job whose stack names src/calc.ts lands there as a CodeAnchor (step exact); edits made before the landing are followed (step symbol)', async () => {
     const api = await lifeThread();
     const calc = join(root(), 'src', 'calc.ts');

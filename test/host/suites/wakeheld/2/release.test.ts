@@ -76,6 +76,9 @@ describe('held wakes across a reload, phase 2: nothing stranded, each delivered 
 
   it('ownership: a task wake watched by another (live) window and a timer of another workspace do not fire here; this window’s own does', async () => {
     const api = await lifeThread();
+    // Independent of the test above: not paused, the default cap.
+    await vscode.workspace.getConfiguration('lifeThread').update('wake.maxPerHour', undefined, vscode.ConfigurationTarget.Global);
+    await vscode.commands.executeCommand('lifeThread.resumeWakes');
     const now = new Date();
     const folders = api.wakes.folders();
     const parse = (input: object) => {
