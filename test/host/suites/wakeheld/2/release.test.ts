@@ -71,7 +71,7 @@ describe('held wakes across a reload, phase 2: nothing stranded, each delivered 
       const carrying = server.requests.filter((b) => lastUser(b).includes(marker) && lastUser(b).includes('life_wake:'));
       assert.equal(carrying.length, 1, `exactly one @life request carries ${marker}`);
     }
-    assert.match(lastUser(server.requests.find((b) => lastUser(b).includes('HELD-PRESTART')) ?? { messages: [] }), /status: lost/);
+    assert.match(lastUser(server.requests.find((b) => lastUser(b).includes('HELD-PRESTART')) ?? assert.fail('no HELD-PRESTART request')), /status: lost/);
   });
 
   it('ownership: a task wake watched by another (live) window and a timer of another workspace do not fire here; this window’s own does', async () => {
