@@ -163,6 +163,25 @@ describe('wake, parts 2 and 3, in the real extension host', () => {
     await writeAndSee(calc, original);
   });
 
+  it('an explicit landing whose code is gone: the wake is still delivered, the pulse says step: orphaned', async () => {
+    const api = await lifeThread();
+    const calc = join(root(), 'src', 'calc.ts');
+    const original = readFileSync(calc, 'utf8');
+    await vscode.commands.executeCommand('lifeThread.pauseWakes');
+    let id = '';
+    try {
+      id = (await wake({ text: 'WAKE-ORPHAN look at add', delay_seconds: 1, landing: { path: 'src/calc.ts', symbol: 'Calc.add', start_line: 6, end_line: 7 } })).id;
+      await waitFor(async () => ((await api.wakes.store.get(id))?.status === 'held' ? true : undefined), 15_000, 'held while paused');
+      await writeAndSee(calc, 'export class Calc {}\n');
+    } finally {
+      await vscode.commands.executeCommand('lifeThread.resumeWakes');
+    }
+    const pulse = await pulseOf(server, 'WAKE-ORPHAN');
+    assert.match(pulse, /kind: code_anchor, path: "[^"]*calc\.ts", symbol: "Calc\.add", lines: "L\d+-L\d+", step: orphaned \}/);
+    await waitFor(async () => ((await api.wakes.store.get(id))?.fact?.delivered ? true : undefined), 10_000, 'delivered though orphaned');
+    await writeAndSee(calc, original);
+  });
+
   it('a scheduled command row that exits 2 wakes its job.done wake with the summary', async () => {
     const answer = textOf(await vscode.lm.invokeTool('lifethread_schedule', { input: { action: 'add_command', command: "echo '# pass 5'; echo '# fail 2'; exit 2", when: 'in 3 seconds' }, toolInvocationToken: undefined }));
     const row = JSON.parse(answer.slice(answer.indexOf('\n{') + 1)) as { id: string };
