@@ -6,7 +6,7 @@
  * own cold-start pack), the context-pressure offer, and intercom:// landings.
  */
 import * as assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { stubDecisions } from '../../../../../src/core/continuity';
@@ -99,11 +99,15 @@ describe('wake, parts 2 and 3, in the real extension host', () => {
     await waitFor(() => (vscode.window.activeTerminal === bound ? true : undefined), 10_000, 'the bound terminal active');
     await vscode.commands.executeCommand('workbench.action.terminal.renameWithArg', { name: 'tbind-renamed' });
     await waitFor(() => (bound.name === 'tbind-renamed' ? true : undefined), 10_000, 'the rename');
+    const api = await lifeThread();
+    const evidenceDir = join(api.wakes.store.dir, 'evidence');
+    const evidence = (): string[] => (existsSync(evidenceDir) ? readdirSync(evidenceDir) : []);
+    const before = evidence().length;
     const impostor = vscode.window.createTerminal({ name: 'tbind', hideFromUser: true });
     const impostorIntegration = await waitFor(() => impostor.shellIntegration, 15_000, 'shell integration (impostor)');
     impostorIntegration.executeCommand("echo 'IMPOSTOR ran'; (exit 5)");
     await new Promise((r) => setTimeout(r, 3000));
-    const api = await lifeThread();
+    assert.equal(evidence().length, before, 'a command no wake waits on writes no evidence');
     assert.equal((await api.wakes.store.get(w.id))?.status, 'pending', 'a terminal that only shares the old name does not fire the wake');
     boundIntegration.executeCommand("echo '# pass 2'; echo '# fail 0'; (exit 4)");
     const pulse = await pulseOf(server, 'WAKE-INSTANCE');
