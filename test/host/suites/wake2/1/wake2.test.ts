@@ -54,6 +54,8 @@ describe('wake, parts 2 and 3, in the real extension host', () => {
     await server.start();
     await server.connect();
     server.script = () => ({ text: 'woken' });
+    // This suite sends more than the default 12 pulses in an hour; the cap itself is tested in wakeheld.
+    await vscode.workspace.getConfiguration('lifeThread').update('wake.maxPerHour', 100, vscode.ConfigurationTarget.Global);
   });
 
   after(async () => {
