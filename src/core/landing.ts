@@ -2,11 +2,13 @@
  * LandingRef and deep links (design §4, formats §8). A landing only opens a place: parsing here
  * refuses every scheme but ours, and every query is parsed with zod before anything is opened.
  */
+import { EXTENSION_ID } from '../shared/commands';
 import { z } from 'zod';
 import { codeAnchorSchema } from './codeAnchor';
 import { InputError } from './errors';
 
-export const EXTENSION_AUTHORITY = 'lifethread.life-thread';
+/** The authority of Life Thread's own links: the extension's id. */
+export const EXTENSION_AUTHORITY = EXTENSION_ID;
 export const MAX_QUERY_CHARS = 16_384;
 export const MAX_URI_CHARS = 8_192;
 
@@ -25,7 +27,6 @@ export const anchorQuerySchema = z
   .object({ topic: topicId, msg: messageId, start: offset, end: offset })
   .strict()
   .refine((q) => q.end >= q.start, { message: 'end must not be before start', path: ['end'] });
-export type AnchorQuery = z.infer<typeof anchorQuerySchema>;
 
 export const wakeQuerySchema = z.object({ id: z.string().regex(/^w-[A-Za-z0-9_-]{1,40}$/, 'must be a wake id (w-…)') }).strict();
 export const landQuerySchema = z.object({ ref: z.string().min(1).max(MAX_QUERY_CHARS).regex(/^[A-Za-z0-9_-]+$/, 'must be base64url without padding') }).strict();
@@ -38,10 +39,6 @@ export type DeepLink =
   | { kind: 'self'; path: string; query: string }
   | { kind: 'cdp'; evidenceId: string }
   | { kind: 'message'; topic: string; msgId: string; start: number; end: number };
-
-export function encodeRef(ref: LandingRef): string {
-  return Buffer.from(JSON.stringify(ref), 'utf8').toString('base64url');
-}
 
 export function decodeRef(encoded: string, field = 'ref'): LandingRef {
   if (encoded.length > MAX_QUERY_CHARS) throw new InputError(field, `is ${encoded.length} characters; at most ${MAX_QUERY_CHARS}`);

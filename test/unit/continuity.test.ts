@@ -26,7 +26,8 @@ import {
   type HandoverOps,
   type TopicDecisions,
 } from '../../src/core/continuity';
-import { anchorOnQuote, buildExport, type TranscriptMessage } from '../../src/core/export';
+import { buildExport, type TranscriptMessage } from '../../src/core/export';
+import { anchorOnQuote } from './fixtures/messageAnchors';
 import type { ExportRecord, MessageAnchor } from '../../src/core/transcript';
 
 const NOW = new Date('2026-07-18T12:00:00.000Z');
