@@ -5,7 +5,7 @@
  * (design §9), so the steps are exact → excerpt → orphaned. An unreadable file leaves the landing as set.
  */
 import { readFileSync } from 'node:fs';
-import { resolveAnchor } from '../core/codeAnchor';
+import { prepareText, resolveAnchorIn } from '../core/codeAnchor';
 import { pulseEventOfRow, type PulseEvent } from '../core/wake/pulse';
 import type { WakeRow } from '../core/wake/row';
 
@@ -19,6 +19,6 @@ export function pulseEventOutside(row: WakeRow): PulseEvent {
   } catch {
     return event;
   }
-  const res = resolveAnchor(text, landing.anchor);
+  const res = resolveAnchorIn(prepareText(text), landing.anchor);
   return { ...event, landing: { kind: 'code_anchor', anchor: res.healed }, landingStep: res.step };
 }
