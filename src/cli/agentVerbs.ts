@@ -7,7 +7,8 @@ import { setMaxListeners } from 'node:events';
 import * as path from 'node:path';
 import { ownerOf } from '../core/claim';
 import { InputError } from '../core/errors';
-import { pulseEventOfRow, renderPulse } from '../core/wake/pulse';
+import { renderPulse } from '../core/wake/pulse';
+import { pulseEventOutside } from '../node/pulseOutside';
 import { isRunJob, wakeIdSchema, type WakeRow } from '../core/wake/row';
 import { parseWakeInput } from '../core/wake/contract';
 import { newId } from '../node/ids';
@@ -59,7 +60,7 @@ export async function mcp(ctx: Context): Promise<void> {
 
 /** `wait --json` (design §9): the wake's own text and the pulse's block as JSON. */
 export function pulseJson(row: WakeRow): Record<string, unknown> {
-  const e = pulseEventOfRow(row);
+  const e = pulseEventOutside(row);
   return {
     text: row.text ?? JSON.stringify(row.payload ?? null),
     life_wake: {
@@ -67,7 +68,7 @@ export function pulseJson(row: WakeRow): Record<string, unknown> {
       reason: e.reason ?? row.when,
       job: e.job ? { id: e.job.id ?? row.jobId ?? null, status: e.job.status, exit_code: e.job.exitCode ?? null } : null,
       summary: e.summary ?? null,
-      landing: e.landing ?? null,
+      landing: e.landing ? { ...e.landing, ...(e.landingStep ? { step: e.landingStep } : {}) } : null,
       desk: e.desk ?? null,
     },
   };
@@ -100,7 +101,7 @@ export async function wait(ctx: Context): Promise<void> {
   const print = (row: WakeRow): void => {
     if (printed) return;
     printed = true;
-    ctx.out(ctx.json ? `${JSON.stringify(pulseJson(row))}\n` : `${renderPulse(row, pulseEventOfRow(row))}\n`);
+    ctx.out(ctx.json ? `${JSON.stringify(pulseJson(row))}\n` : `${renderPulse(row, pulseEventOutside(row))}\n`);
   };
   return new Promise<void>((resolve, reject) => {
     let timer: NodeJS.Timeout | undefined;

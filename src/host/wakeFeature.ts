@@ -15,6 +15,7 @@ import { randomBase36 } from '../node/ids';
 import { holderFor, processLiveness } from '../node/liveness';
 import { readAllDecisions } from '../node/topicFiles';
 import { WakeStore } from '../node/wakes';
+import { readWakesPaused, writeWakesPaused } from '../node/wakePause';
 import { sendToLifeThread, type WakeToolAnswer } from '../node/tools/wakeTool';
 import type { Continuity } from './continuity';
 import type { FeedFeature } from './feedFeature';
@@ -110,8 +111,9 @@ export class WakeFeature implements vscode.Disposable {
     this.triggers = new Triggers(log);
   }
 
+  /** The user's pause, from the store (it survives reloads and crashes; every window sees it); earlier versions kept it in globalState. */
   get paused(): boolean {
-    return this.context.globalState.get<boolean>(PAUSED_KEY) ?? false;
+    return readWakesPaused(this.storeDir) ?? this.context.globalState.get<boolean>(PAUSED_KEY) ?? false;
   }
 
   /** This window's folders (URIs): it delivers wakes owned by them, and wakes with no workspace. */
@@ -639,6 +641,7 @@ export class WakeFeature implements vscode.Disposable {
   // ── surfaces ────────────────────────────────────────────────────────────────────────────────
 
   async setPaused(paused: boolean): Promise<void> {
+    await writeWakesPaused(this.storeDir, paused);
     await this.context.globalState.update(PAUSED_KEY, paused);
     this.schedule.paused = paused;
     await this.schedule.refresh();

@@ -4,7 +4,8 @@
  */
 import { after, before, describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { cpSync, mkdirSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, FrameLocator, Page } from 'playwright-core';
 import { Temporal } from 'temporal-polyfill';
@@ -113,5 +114,19 @@ describe('workbench UI (Chromium driving code-server)', () => {
     assert.match((await row.locator('.row-when').textContent()) ?? '', new RegExp(`^${once}, in `));
     await row.hover();
     await page.screenshot({ path: join(RESULTS, 'e2e-sidebar-row.png') });
+  });
+
+  it('removes a wake row from the sidebar: the row is gone and wakes.json keeps it cancelled', async () => {
+    const store = join(server.userDataDir, 'User', 'globalStorage', 'lifethread.life-thread');
+    const added = JSON.parse(execFileSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), '--store', store, '--json', 'wake', 'add', '--text', 'UI-WAKE remove me', '--delay-seconds', '3600'], { encoding: 'utf8' })) as { id: string };
+    const frame = sidebarFrame();
+    const row = frame.locator('.row', { hasText: 'UI-WAKE remove me' });
+    await row.waitFor({ state: 'visible', timeout: 20_000 });
+    await row.hover();
+    await row.getByRole('button', { name: `Remove ${added.id}` }).click();
+    await row.waitFor({ state: 'detached', timeout: 15_000 });
+    const table = JSON.parse(readFileSync(join(store, 'wakes.json'), 'utf8')) as { rows: { id: string; status: string }[] };
+    assert.equal(table.rows.find((r) => r.id === added.id)?.status, 'cancelled');
+    await page.screenshot({ path: join(RESULTS, 'e2e-sidebar-wake-removed.png') });
   });
 });

@@ -29,6 +29,8 @@ export class ScriptedServer {
   port = 0;
   readonly requests: ChatBody[] = [];
   script: (body: ChatBody) => Reply = () => ({ text: 'ok' });
+  /** While set, answers wait for it (a turn that is still running, e.g. to keep `@life` busy). */
+  hold: Promise<void> | undefined;
   readonly modelId = 'scripted-model';
 
   async start(): Promise<void> {
@@ -42,6 +44,7 @@ export class ScriptedServer {
   }
 
   async stop(): Promise<void> {
+    this.server?.closeAllConnections();
     await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
   }
 
@@ -55,6 +58,7 @@ export class ScriptedServer {
     for await (const chunk of req) raw += String(chunk);
     const body = JSON.parse(raw) as ChatBody;
     this.requests.push(body);
+    if (this.hold) await this.hold;
     let reply: Reply;
     try {
       reply = this.script(body);

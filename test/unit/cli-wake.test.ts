@@ -211,3 +211,29 @@ describe('life-thread wake', { concurrency: 2 }, () => {
     assert.doesNotMatch(r.stdout, /not available yet/);
   });
 });
+
+describe('wait: a code-anchor landing is re-found when the pulse is printed (issue 17; no symbol step outside a window)', () => {
+  it('code moved below: the pulse names step excerpt and the range now; code gone: step orphaned', async () => {
+    const store = stores.freshStore();
+    const ws = fs.mkdtempSync(path.join(stores.root(), 'ws-'));
+    const file = path.join(ws, 'calc.ts');
+    fs.writeFileSync(file, 'export function sub(a: number, b: number): number {\n  // the bug: this adds\n  return a + b;\n}\n');
+    const add = async (text: string): Promise<string> => {
+      const r = await runCli(['--store', store, '--json', 'wake', 'add', '--text', text, '--delay-seconds', '1', '--landing', JSON.stringify({ path: file, start_line: 2, end_line: 3 })], { cwd: ws });
+      assert.equal(r.code, 0, r.stderr);
+      return (JSON.parse(r.stdout) as { id: string }).id;
+    };
+    const moved = await add('MOVED');
+    fs.writeFileSync(file, `${'// new\n'.repeat(5)}${fs.readFileSync(file, 'utf8')}`);
+    const text = await runCli(['--store', store, 'wait', moved, '--timeout', '10'], { cwd: ws });
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(text.stdout, /landing: \{ kind: code_anchor, path: "[^"]+calc\.ts", lines: "L7-L8", step: excerpt \}/);
+
+    const gone = await add('GONE');
+    fs.writeFileSync(file, 'export {};\n');
+    const json = await runCli(['--store', store, '--json', 'wait', gone, '--timeout', '10'], { cwd: ws });
+    assert.equal(json.code, 0, json.stderr);
+    const landing = (JSON.parse(json.stdout) as { life_wake: { landing: { step: string } } }).life_wake.landing;
+    assert.equal(landing.step, 'orphaned');
+  });
+});

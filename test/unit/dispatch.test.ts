@@ -830,3 +830,24 @@ describe('clock jumps and DST', () => {
     assert.equal(find(sim.rows, 'r-spring').nextRunAt, '2026-03-30T00:30:00.000Z');
   });
 });
+
+describe('duePass: reminders fire only in a window of their workspace (design §9 ownership)', () => {
+  const A = 'file:///work/a';
+  const B = 'file:///work/b';
+  const due = plus(NOW, -MIN);
+  const owned = reminder('r-owned', once(due), due, { owner: { kind: 'window', folders: [A], window: 'win-a', pid: 4242 } });
+  const free = reminder('r-free', once(due), due, { owner: { kind: 'cli', pid: 1 } });
+  const cmd = command('c-any', once(due), due);
+
+  it('a window of another workspace leaves the owned reminder waiting; rows without folders and command rows run there', () => {
+    const r = duePass([owned, free, cmd], opts(NOW, { folders: [B] }));
+    assert.deepEqual(r.claimed.map((c) => c.id).sort(), ['c-any', 'r-free']);
+    assert.equal(find(r.rows, 'r-owned').status, 'pending');
+    assert.equal(find(r.rows, 'r-owned').claim, undefined);
+  });
+
+  it('the CLI (no folders) leaves it waiting too; a window of its workspace fires it', () => {
+    assert.ok(!duePass([owned], opts(NOW)).claimed.some((c) => c.id === 'r-owned'));
+    assert.deepEqual(duePass([owned], opts(NOW, { folders: [B, A] })).claimed.map((c) => c.id), ['r-owned']);
+  });
+});

@@ -33,7 +33,8 @@ import { ownerOf, type Holder } from '../../core/claim';
 import { InputError } from '../../core/errors';
 import { isInsideFolders } from '../../core/landing';
 import type { Owner } from '../../core/schema';
-import { pulseEventOfRow, renderPulse } from '../../core/wake/pulse';
+import { renderPulse } from '../../core/wake/pulse';
+import { pulseEventOutside } from '../pulseOutside';
 import type { ClaimedWake, WakeRow } from '../../core/wake/row';
 import { pulseHealthLine } from '../health';
 import { landingFromInput } from '../landingInput';
@@ -125,7 +126,7 @@ export async function serveMcp(opts: McpServeOptions): Promise<void> {
   const push = async (claims: readonly ClaimedWake[]): Promise<{ channel: boolean }> => {
     const viaChannel = channel();
     for (const c of claims) {
-      const pulse = renderPulse(c.row, pulseEventOfRow(c.row));
+      const pulse = renderPulse(c.row, pulseEventOutside(c.row));
       const meta: Record<string, string> = { wake_id: c.id, reason: c.row.when };
       if (c.row.fact?.jobStatus) meta.job_status = c.row.fact.jobStatus;
       if (typeof c.row.fact?.exitCode === 'number') meta.exit_code = String(c.row.fact.exitCode);
@@ -158,7 +159,7 @@ export async function serveMcp(opts: McpServeOptions): Promise<void> {
     if (held.length === 0) return '';
     const claims = await wakes.claimHeld({ now: new Date(), holder }, { eligible: (r) => r.status === 'held' && r.heldReason === 'unreachable' && own(r) });
     if (claims.length === 0) return '';
-    const pulses = claims.map((c) => renderPulse(c.row, pulseEventOfRow(c.row)));
+    const pulses = claims.map((c) => renderPulse(c.row, pulseEventOutside(c.row)));
     await wakes.delivered(
       claims.map((c) => c.id),
       { delivered: true, via: 'mcp' },
@@ -251,7 +252,7 @@ export async function serveMcp(opts: McpServeOptions): Promise<void> {
     // The update is sent while the wake is being delivered (the row is marked fired right after), so a
     // client that reads at once finds a claimed, triggered row: its pulse is already fixed.
     const ready = row.status === 'fired' || (row.status === 'delivering' && row.triggeredAt !== undefined);
-    const text = ready ? renderPulse(row, pulseEventOfRow(row)) : `${row.id} is ${row.status}; its pulse is here once it fires.`;
+    const text = ready ? renderPulse(row, pulseEventOutside(row)) : `${row.id} is ${row.status}; its pulse is here once it fires.`;
     return { contents: [{ uri: req.params.uri, mimeType: 'text/plain', text }] };
   });
   server.setRequestHandler(SubscribeRequestSchema, (req) => {

@@ -6,7 +6,7 @@
  * own cold-start pack), the context-pressure offer, and intercom:// landings.
  */
 import * as assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { stubDecisions } from '../../../../../src/core/continuity';
@@ -54,6 +54,8 @@ describe('wake, parts 2 and 3, in the real extension host', () => {
     await server.start();
     await server.connect();
     server.script = () => ({ text: 'woken' });
+    // This suite sends more than the default 12 pulses in an hour; the cap itself is tested in wakeheld.
+    await vscode.workspace.getConfiguration('lifeThread').update('wake.maxPerHour', 100, vscode.ConfigurationTarget.Global);
   });
 
   after(async () => {
@@ -89,6 +91,32 @@ describe('wake, parts 2 and 3, in the real extension host', () => {
     assert.match(pulse, /status: failed, exit_code: 4 \}/);
     assert.match(pulse, /summary: "jest: 12 passed, 1 failed"/);
     terminal.dispose();
+  });
+
+  it('a terminal wake binds to the instance: after a real rename, another terminal opened with the old name does not take it; the renamed one does', async () => {
+    const bound = vscode.window.createTerminal({ name: 'tbind' });
+    const boundIntegration = await waitFor(() => bound.shellIntegration, 15_000, 'shell integration (bound)');
+    const w = await wake({ text: 'WAKE-INSTANCE the bound terminal ended', when: 'job.done', job_id: 'terminal:tbind' });
+    bound.show(false);
+    await waitFor(() => (vscode.window.activeTerminal === bound ? true : undefined), 10_000, 'the bound terminal active');
+    await vscode.commands.executeCommand('workbench.action.terminal.renameWithArg', { name: 'tbind-renamed' });
+    await waitFor(() => (bound.name === 'tbind-renamed' ? true : undefined), 10_000, 'the rename');
+    const api = await lifeThread();
+    const evidenceDir = join(api.wakes.store.dir, 'evidence');
+    const evidence = (): string[] => (existsSync(evidenceDir) ? readdirSync(evidenceDir) : []);
+    const before = evidence().length;
+    const impostor = vscode.window.createTerminal({ name: 'tbind', hideFromUser: true });
+    const impostorIntegration = await waitFor(() => impostor.shellIntegration, 15_000, 'shell integration (impostor)');
+    impostorIntegration.executeCommand("echo 'IMPOSTOR ran'; (exit 5)");
+    await new Promise((r) => setTimeout(r, 3000));
+    assert.equal(evidence().length, before, 'a command no wake waits on writes no evidence');
+    assert.equal((await api.wakes.store.get(w.id))?.status, 'pending', 'a terminal that only shares the old name does not fire the wake');
+    boundIntegration.executeCommand("echo '# pass 2'; echo '# fail 0'; (exit 4)");
+    const pulse = await pulseOf(server, 'WAKE-INSTANCE');
+    assert.match(pulse, /job: \{ id: "terminal:tbind[^"]*", status: failed, exit_code: 4 \}/);
+    assert.doesNotMatch(pulse, /exit_code: 5/);
+    impostor.dispose();
+    bound.dispose();
   });
 
   it('a failed job whose stack names src/calc.ts lands there as a CodeAnchor (step exact); edits made before the landing are followed (step symbol)', async () => {
@@ -138,6 +166,25 @@ describe('wake, parts 2 and 3, in the real extension host', () => {
     const pulse = await pulseOf(server, 'WAKE-ANCHOR');
     assert.match(pulse, /symbol: "Calc\.add", lines: "L10-L11", step: (exact|symbol|excerpt) \}/);
     assert.doesNotMatch(pulse, /step: orphaned/);
+    await writeAndSee(calc, original);
+  });
+
+  it('an explicit landing whose code is gone: the wake is still delivered, the pulse says step: orphaned', async () => {
+    const api = await lifeThread();
+    const calc = join(root(), 'src', 'calc.ts');
+    const original = readFileSync(calc, 'utf8');
+    await vscode.commands.executeCommand('lifeThread.pauseWakes');
+    let id = '';
+    try {
+      id = (await wake({ text: 'WAKE-ORPHAN look at add', delay_seconds: 1, landing: { path: 'src/calc.ts', symbol: 'Calc.add', start_line: 6, end_line: 7 } })).id;
+      await waitFor(async () => ((await api.wakes.store.get(id))?.status === 'held' ? true : undefined), 15_000, 'held while paused');
+      await writeAndSee(calc, 'export class Calc {}\n');
+    } finally {
+      await vscode.commands.executeCommand('lifeThread.resumeWakes');
+    }
+    const pulse = await pulseOf(server, 'WAKE-ORPHAN');
+    assert.match(pulse, /kind: code_anchor, path: "[^"]*calc\.ts", symbol: "Calc\.add", lines: "L\d+-L\d+", step: orphaned \}/);
+    await waitFor(async () => ((await api.wakes.store.get(id))?.fact?.delivered ? true : undefined), 10_000, 'delivered though orphaned');
     await writeAndSee(calc, original);
   });
 
