@@ -117,7 +117,10 @@ export function latestFilled(candidates: readonly DecisionsOnDisk[]): DecisionsO
 export function verifyTopic(input: { exports: readonly ExportOnDisk[]; decisions: readonly DecisionsOnDisk[] }): TopicVerification {
   const chains = input.exports.map(chainOf);
   const notFilled: string[] = [];
+  // The stub of a partition whose filled draft waits for approval is not "not filled": the agent wrote them, the user has not approved yet.
+  const drafted = new Set(input.decisions.filter((c) => c.kind === 'draft' && isFilled(c.decisions)).map((c) => c.decisions.partition));
   for (const c of input.decisions) {
+    if (c.kind === 'current' && drafted.has(c.decisions.partition)) continue;
     if (c.kind !== 'history' && !isFilled(c.decisions)) notFilled.push(`${c.file} (partition ${c.decisions.partition}) is not filled yet: the agent has not written its decisions`);
   }
   const target = latestFilled(input.decisions);

@@ -170,7 +170,7 @@ describe('continuity pair: @life conversation → /partition → approval → /r
     assert.ok(view.ops, 'the ops are shown beside the decisions');
     assert.equal(view.ops.stale, false, 'and re-checked');
     assert.equal(view.verify.ok, true, view.verify.line);
-    assert.match(view.verify.line, /^export verified: 4 messages in 1 export, chain intact; 2 anchors of partition 1 stand; decisions not filled yet$/);
+    assert.match(view.verify.line, /^export verified: 4 messages in 1 export, chain intact; 2 anchors of partition 1 stand$/, 'the stub beside the filled draft is not reported as not filled');
     assert.equal(api.panel.isOpen, true);
     const dir = api.continuity.dir('demo');
     for (const f of ['export.jsonl', 'export.md', 'HandoverOps.md', 'handover-ops.json', 'TopicDecisions.md', 'topic-decisions.draft.json']) assert.ok(existsSync(join(dir, f)), `${f} written`);
