@@ -24,6 +24,14 @@ function filesUnder(dir, pattern) {
 const common = { bundle: true, sourcemap: !production, minify: production, logLevel: 'warning', absWorkingDir: root };
 const nodeCommon = { ...common, platform: 'node', format: 'cjs', target: 'node20' };
 
+/** Leaves src/core/time/chronoParse.ts out of a CLI bundle: its lazy require loads dist/cli-chrono.js instead. */
+const chronoApart = {
+  name: 'chrono-apart',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/chronoParse$/ }, () => ({ path: './cli-chrono.js', external: true }));
+  },
+};
+
 /** @type {import('esbuild').BuildOptions[]} */
 const builds = [
   // What VS Code activates: a small boot that registers proxies for every contribution and loads
@@ -31,7 +39,12 @@ const builds = [
   // activation_ms covers loading too.
   { ...nodeCommon, entryPoints: ['src/host/boot.ts'], outfile: 'dist/extension.js', external: ['vscode', './main.js'], banner: { js: 'globalThis.__lifeThreadLoadStart = performance.now();' } },
   { ...nodeCommon, entryPoints: ['src/host/extension.ts'], outfile: 'dist/main.js', external: ['vscode'], banner: { js: 'globalThis.__lifeThreadMainStart = performance.now();' } },
+  // The CLI: a small entry (help, version, routing) that loads the bundle holding the verb it runs;
+  // chrono-node, which only some `when` phrases need, is a file of its own that they require.
   { ...nodeCommon, entryPoints: ['src/cli/bin.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
+  { ...nodeCommon, entryPoints: ['src/cli/addVerbs.ts'], outfile: 'dist/cli-add.js', plugins: [chronoApart] },
+  { ...nodeCommon, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli-main.js', plugins: [chronoApart] },
+  { ...nodeCommon, entryPoints: ['src/core/time/chronoParse.ts'], outfile: 'dist/cli-chrono.js' },
   // The MCP server and its SDK, loaded only by `life-thread mcp` so other verbs start without them.
   { ...nodeCommon, entryPoints: ['src/node/mcp/server.ts'], outfile: 'dist/mcp.js' },
   { ...common, platform: 'browser', format: 'iife', target: 'es2022', entryPoints: ['webview/main.ts'], outfile: 'dist/webview.js' },

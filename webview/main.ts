@@ -72,20 +72,30 @@ function renderRow(row: RowView): HTMLElement {
     main.append(fact);
   }
   const actions = el('div', 'row-actions');
-  if (row.kind !== 'wake') {
-    actions.append(iconButton('play', `Run ${row.id} now`, (b) => request('runNow', { id: row.id }, b)));
-    actions.append(iconButton('clock', `Move ${row.id}`, (b) => request('move', { id: row.id }, b)));
+  const label = `\u201c${row.title.length > 40 ? `${row.title.slice(0, 39)}\u2026` : row.title}\u201d (${row.id})`;
+  // A row that has fired for good (a one-shot fired, or missed) cannot run or move again.
+  const live = row.status === 'pending' || row.status === 'running';
+  if (row.kind !== 'wake' && live) {
+    actions.append(iconButton('play', `Run ${label} now`, (b) => request('runNow', { id: row.id }, b)));
+    actions.append(iconButton('clock', `Move ${label}`, (b) => request('move', { id: row.id }, b)));
   }
-  if (row.hasLog) actions.append(iconButton('output', `Show log of ${row.id}`, (b) => request('showLog', { id: row.id }, b)));
-  actions.append(iconButton('trash', `Remove ${row.id}`, (b) => request('remove', { id: row.id }, b)));
+  if (row.hasLog) actions.append(iconButton('output', `Show log of ${label}`, (b) => request('showLog', { id: row.id }, b)));
+  actions.append(iconButton('trash', `Remove ${label}`, (b) => request('remove', { id: row.id }, b)));
   li.append(main, actions);
   return li;
 }
 
+function sectionHead(title: string, action?: HTMLButtonElement): HTMLElement {
+  const head = el('div', 'section-head');
+  head.append(el('h2', 'section-title', title));
+  if (action) head.append(action);
+  return head;
+}
+
 function renderSection(title: string, rows: RowView[], empty: () => HTMLElement): HTMLElement {
   const section = el('section', 'section');
-  const h = el('h2', 'section-title', title);
-  section.append(h);
+  const fired = rows.filter((r) => r.kind !== 'wake' && r.status !== 'pending' && r.status !== 'running').length;
+  section.append(sectionHead(title, fired > 0 ? iconButton('clear-all', `Clear ${fired} fired row${fired === 1 ? '' : 's'}`, (b) => request('clearFired', {}, b)) : undefined));
   if (rows.length === 0) {
     section.append(empty());
   } else {
@@ -98,7 +108,7 @@ function renderSection(title: string, rows: RowView[], empty: () => HTMLElement)
 
 function renderFeed(feed: FeedItem[]): HTMLElement {
   const section = el('section', 'section feed');
-  section.append(el('h2', 'section-title', 'Feed'));
+  section.append(sectionHead('Feed', iconButton('clear-all', 'Clear the feed', (b) => request('clearFeed', {}, b))));
   const ul = el('ul', 'rows');
   for (const item of feed) {
     const li = el('li', `feed-item tone-${item.tone}`);
@@ -185,7 +195,8 @@ function renderOps(o: OpsView, topic: string): HTMLElement {
 function renderTopic(t: TopicView, focus: ViewState['focus']): HTMLElement {
   const section = el('section', 'section topic');
   const head = el('div', 'topic-head');
-  head.append(el('h2', 'section-title', `Topic ${t.topic}${t.partition !== null ? ` · partition ${t.partition}` : ''}`));
+  // Names and ids keep their case: only fixed labels are set in capitals.
+  head.append(el('h2', 'section-title keep-case', `Topic ${t.topic}${t.partition !== null ? ` · partition ${t.partition}` : ''}`));
   if (t.topics.length > 1) {
     const select = el('select', 'topic-select');
     select.setAttribute('aria-label', 'Topic');
@@ -244,7 +255,9 @@ function renderTopic(t: TopicView, focus: ViewState['focus']): HTMLElement {
 
 function renderFocus(f: NonNullable<ViewState['focus']>): HTMLElement {
   const section = el('div', 'focus');
-  section.append(el('h3', 'pair-title', f.title));
+  const head = el('div', 'section-head');
+  head.append(el('h3', 'pair-title', f.title), iconButton('close', 'Close the quoted span', (b) => request('closeFocus', {}, b)));
+  section.append(head);
   const quote = el('blockquote', 'focus-text');
   const mark = el('mark', 'focus-span', f.span);
   quote.append(document.createTextNode(f.before), mark, document.createTextNode(f.after));

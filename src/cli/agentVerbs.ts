@@ -17,11 +17,15 @@ import { WakeCourier } from '../node/wakeCourier';
 import { WakeStore } from '../node/wakes';
 import { version } from '../../package.json';
 import { has, lockWaitFromEnv, parseTimeoutMinutes, valueOf } from './args';
-import type { Context } from './commands';
+import type { Context } from './context';
+import { ExitError } from './exits';
 
 /** `wait` gave up after --timeout (design §8: exit 4 means "timed out waiting"). */
-export class TimedOut extends Error {
-  readonly exitCode = 4;
+export class TimedOut extends ExitError {
+  constructor(message: string) {
+    super('timeout', message, 4);
+    this.name = 'TimedOut';
+  }
 }
 
 function wakeStore(ctx: Context): WakeStore {

@@ -4,9 +4,8 @@
  * turn every problem into an error naming the flag, reported after `--json` and `--help` are known.
  */
 import { parseArgs as splitArgv } from 'node:util';
-import { z } from 'zod';
 import { InputError } from '../core/errors';
-import { isoInstant } from '../core/schema';
+import { isIsoInstant } from '../core/instant';
 
 export type FlagName =
   | 'store'
@@ -145,41 +144,29 @@ export function checkAllowed(args: ParsedArgs, allowed: readonly FlagName[], com
   }
 }
 
-const wholeMinutes = z
-  .string()
-  .trim()
-  .regex(/^\d+$/, 'must be a whole number')
-  .transform(Number)
-  .pipe(z.number().int().min(1, 'must be at least 1').max(60, 'must be at most 60'));
-
 /** `--timeout-minutes`: a whole number of minutes from 1 to 60 ("5x", "1.5", 0 and 61 refused). */
 export function parseTimeoutMinutes(raw: string, field = 'timeout-minutes'): number {
-  const r = wholeMinutes.safeParse(raw);
-  if (!r.success) {
-    throw new InputError(field, `must be a whole number of minutes from 1 to 60, got '${raw}' (${r.error.issues[0]?.message ?? 'invalid'})`);
-  }
-  return r.data;
+  const text = raw.trim();
+  const n = Number(text);
+  const why = !/^\d+$/.test(text) ? 'must be a whole number' : n < 1 ? 'must be at least 1' : n > 60 ? 'must be at most 60' : undefined;
+  if (why !== undefined) throw new InputError(field, `must be a whole number of minutes from 1 to 60, got '${raw}' (${why})`);
+  return n;
 }
-
-const positiveHours = z
-  .string()
-  .trim()
-  .regex(/^\d+(\.\d+)?$/, 'must be a number')
-  .transform(Number)
-  .pipe(z.number().positive('must be more than 0').max(24 * 366, 'must be at most a year'));
 
 /** A catch-up limit in hours (fractions allowed), returned in milliseconds. */
 export function parseHours(raw: string, field: string): number {
-  const r = positiveHours.safeParse(raw);
-  if (!r.success) throw new InputError(field, `must be a number of hours above 0, got '${raw}' (${r.error.issues[0]?.message ?? 'invalid'})`);
-  return Math.round(r.data * 3600_000);
+  const text = raw.trim();
+  const n = Number(text);
+  const why = !/^\d+(\.\d+)?$/.test(text) ? 'must be a number' : !(n > 0) ? 'must be more than 0' : n > 24 * 366 ? 'must be at most a year' : undefined;
+  if (why !== undefined) throw new InputError(field, `must be a number of hours above 0, got '${raw}' (${why})`);
+  return Math.round(n * 3600_000);
 }
 
 /** `--now`: an ISO-8601 instant with a zone designator. */
 export function parseNow(raw: string): Date {
-  const r = isoInstant.safeParse(raw.trim());
-  if (!r.success) throw new InputError('now', `'${raw}' is not an ISO-8601 instant with a zone, e.g. 2026-10-03T07:00:00Z`);
-  return new Date(Date.parse(r.data));
+  const text = raw.trim();
+  if (!isIsoInstant(text)) throw new InputError('now', `'${raw}' is not an ISO-8601 instant with a zone, e.g. 2026-10-03T07:00:00Z`);
+  return new Date(Date.parse(text));
 }
 
 /** The test-only lock wait (LIFE_THREAD_LOCK_WAIT_MS); the spec's 10 s otherwise. */

@@ -4,62 +4,29 @@
  */
 import { setMaxListeners } from 'node:events';
 import { InputError } from '../core/errors';
-import { stringifyDeep } from '../core/jsonText';
 import type { ClaimedRun } from '../core/dispatch';
-import { SCHEMA_VERSION, type Owner, type ScheduleRow } from '../core/schema';
+import { SCHEMA_VERSION, type ScheduleRow } from '../core/schema';
 import { describeInstant, describeSchedule } from '../core/time/describe';
 import { nextRunAfter } from '../core/time/runs';
 import { readLog, fireCommandRow, removeJobArtifacts } from '../node/jobs';
-import { DEFAULT_LIMITS, PassError, type FieldNames, type PassOutcome, type ScheduleStore } from '../node/schedule';
+import { DEFAULT_LIMITS, PassError, type PassOutcome } from '../node/schedule';
 import { dispatchOnce, type Firer, type FiredOutcome } from '../node/fire';
 import { cliHolder, processLiveness } from '../node/liveness';
+import { lockState } from '../node/lock';
 import { readPulse } from '../node/store';
 import { WakeStore } from '../node/wakes';
 import { CLI_WAKE_FIELDS, DELAY_MAX_SECONDS, parseWakeInput } from '../core/wake/contract';
 import { describeWake, nextDueAt, type WakeRow } from '../core/wake/row';
 import { ownerOf } from '../core/claim';
 import { landingFromInput } from '../node/landingInput';
-import { has, lockWaitFromEnv, parseHours, parseTimeoutMinutes, valueOf, type ParsedArgs } from './args';
-import { factSummary, isCommandRow, rowLine, scheduleWords, zoneNote, type ZoneSource } from './format';
-
-export interface Context {
-  args: ParsedArgs;
-  /** Positional arguments after the command words. */
-  rest: string[];
-  json: boolean;
-  env: NodeJS.ProcessEnv;
-  cwd: string;
-  storeDir: string;
-  store: ScheduleStore;
-  clock: () => Date;
-  tz: string;
-  tzSource: ZoneSource;
-  out: (text: string) => void;
-}
-
-/** The CLI spells fields as its flags. */
-export const CLI_FIELDS: FieldNames = {
-  when: 'when',
-  cron: 'cron',
-  tz: 'tz',
-  timeoutMinutes: 'timeout-minutes',
-  text: 'text',
-  command: 'command',
-  id: 'id',
-};
+import { has, lockWaitFromEnv, parseHours, parseTimeoutMinutes, valueOf } from './args';
+import { CLI_FIELDS, emitJson, nestedGuard, noPositionals, timeFlags, zone, type Context } from './context';
+import { ExitError } from './exits';
+import { factSummary, isCommandRow, rowLine, scheduleWords } from './format';
 
 /** A pass counts as alive for this long (design §8: healthy = a pass within the last 120 s). */
 export const HEALTHY_WITHIN_MS = 120_000;
 const DOCTOR_NEXT_RUNS = 10;
-
-/** JSON on stdout; without recursion, so doctor can print a quarantined row nested thousands of levels deep. */
-function emitJson(ctx: Context, value: unknown): void {
-  ctx.out(`${stringifyDeep(value, 2)}\n`);
-}
-
-function zone(ctx: Context): string {
-  return zoneNote(ctx.tz, ctx.tzSource);
-}
 
 function oneId(ctx: Context): string {
   const [id, extra] = ctx.rest;
@@ -68,61 +35,8 @@ function oneId(ctx: Context): string {
   return id.trim();
 }
 
-function noPositionals(ctx: Context): void {
-  const [extra] = ctx.rest;
-  if (extra !== undefined) throw new InputError('command', `unexpected argument '${extra}'`);
-}
-
-/** --when or --cron, exactly one. */
-function timeFlags(ctx: Context): { when?: string; cron?: string } {
-  const when = valueOf(ctx.args, 'when');
-  const cron = valueOf(ctx.args, 'cron');
-  if (when !== undefined && cron !== undefined) throw new InputError('when', 'give either --when or --cron, not both');
-  if (when === undefined && cron === undefined) {
-    throw new InputError('when', "is missing: give --when (e.g. 'in 20 minutes', 'every weekday at 09:00') or --cron '0 9 * * 1-5'");
-  }
-  return when !== undefined ? { when } : { cron };
-}
-
-/** A command job must not multiply schedules by accident (the seed's IVA_AGENT_TURN guard). */
-function nestedGuard(ctx: Context): void {
-  const job = ctx.env.LIFE_THREAD_JOB;
-  if (job !== undefined && job !== '' && !has(ctx.args, 'allow-nested')) {
-    throw new InputError('nested', `this runs inside the command job ${job} (LIFE_THREAD_JOB is set); adding a schedule from a job needs --allow-nested`);
-  }
-}
-
 function runningNote(running: boolean | undefined): string {
   return running ? '; it is running now, so the change applies after the run' : '';
-}
-
-/** Rows added from a terminal belong to no workspace: the first window (or dispatch --once) fires them. */
-function cliOwner(ctx: Context): Owner {
-  return ownerOf(cliHolder(), { kind: 'cli', cwd: ctx.cwd });
-}
-
-export async function remindAdd(ctx: Context): Promise<void> {
-  noPositionals(ctx);
-  nestedGuard(ctx);
-  const text = valueOf(ctx.args, 'text');
-  if (text === undefined) throw new InputError('text', 'is missing: give --text "what to remind"');
-  const t = timeFlags(ctx);
-  const added = await ctx.store.addReminder({ text, ...t, tz: ctx.tz, now: ctx.clock(), owner: cliOwner(ctx) }, CLI_FIELDS);
-  if (ctx.json) return emitJson(ctx, added.row);
-  ctx.out(`Added ${added.row.id}: ${added.description} (${zone(ctx)})\n`);
-}
-
-export async function scheduleAddCommand(ctx: Context): Promise<void> {
-  noPositionals(ctx);
-  nestedGuard(ctx);
-  const command = valueOf(ctx.args, 'command');
-  if (command === undefined) throw new InputError('command', 'is missing: give --command "shell command line"');
-  const t = timeFlags(ctx);
-  const rawTimeout = valueOf(ctx.args, 'timeout-minutes');
-  const timeoutMinutes = rawTimeout === undefined ? undefined : parseTimeoutMinutes(rawTimeout);
-  const added = await ctx.store.addCommand({ command, cwd: ctx.cwd, timeoutMinutes, ...t, tz: ctx.tz, now: ctx.clock(), owner: cliOwner(ctx) }, CLI_FIELDS);
-  if (ctx.json) return emitJson(ctx, added.row);
-  ctx.out(`Added ${added.row.id}: ${added.description}; runs in ${added.row.cwd} with a ${added.row.timeoutMinutes} min timeout (${zone(ctx)})\n`);
 }
 
 function listOut(ctx: Context, rows: readonly ScheduleRow[], quarantined: number, noun: string): void {
@@ -216,12 +130,10 @@ const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 const SIGNAL_NUMBERS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 };
 
 /** dispatch --once was stopped by a signal after its running commands were killed and recorded. */
-export class Stopped extends Error {
-  readonly exitCode: number;
+export class Stopped extends ExitError {
   constructor(readonly signal: NodeJS.Signals) {
-    super(`stopped by ${signal}; the commands it was running were killed and recorded as interrupted`);
+    super('interrupted', `stopped by ${signal}; the commands it was running were killed and recorded as interrupted`, 128 + (SIGNAL_NUMBERS[signal] ?? 0));
     this.name = 'Stopped';
-    this.exitCode = 128 + (SIGNAL_NUMBERS[signal] ?? 0);
   }
 }
 
@@ -414,8 +326,10 @@ export async function doctor(ctx: Context): Promise<void> {
     }));
 
   const wakes = wakeCounts(wakeSnap.rows);
+  const locks: Record<string, LockView> = {};
+  for (const table of [ctx.store.reminders, ctx.store.commands, wakeTable]) locks[table.name] = lockView(await lockState(table.lockFile));
   if (ctx.json) {
-    return emitJson(ctx, { healthy, lastPassAt: lastPass === null ? null : lastPass.toISOString(), storeDir: ctx.storeDir, schemaVersions, quarantined, nextRuns, wakes });
+    return emitJson(ctx, { healthy, lastPassAt: lastPass === null ? null : lastPass.toISOString(), storeDir: ctx.storeDir, schemaVersions, quarantined, nextRuns, wakes, locks });
   }
   const lines: string[] = [];
   if (lastPass === null) lines.push('Dispatcher: STALLED: no pass recorded yet (no reminders.tick); open VS Code with Life Thread, or run life-thread dispatch --once');
@@ -428,6 +342,11 @@ export async function doctor(ctx: Context): Promise<void> {
   lines.push(`Rows: ${reminders.rows.length} reminder${reminders.rows.length === 1 ? '' : 's'}, ${commands.rows.length} command${commands.rows.length === 1 ? '' : 's'}, ${wakes.total} wake${wakes.total === 1 ? '' : 's'}`);
   const nextWake = wakes.nextTimerAt === null ? '' : `; next timer ${describeInstant(new Date(wakes.nextTimerAt), ctx.tz, now)}`;
   lines.push(`Wakes: ${wakes.pending} pending, ${wakes.held} held, ${wakes.delivering} delivering, ${wakes.fired} fired, ${wakes.missed} missed, ${wakes.cancelled} cancelled${nextWake} (fired by the extension, or by life-thread wait / mcp for wakes set outside it)`);
+  const lockWords = Object.entries(locks).map(([name, l]) => {
+    const who = l.holder ? ` by pid ${l.holder.pid}${l.holder.host ? ` on ${l.holder.host}` : ''} since ${describeInstant(new Date(l.holder.at), ctx.tz, now)}` : '';
+    return `${name}.json ${l.state}${who}${l.state === 'abandoned' ? ' (its process is gone; the next writer takes the lock over)' : ''}`;
+  });
+  lines.push(`Locks: ${lockWords.join('; ')}`);
   if (quarantined.length === 0) lines.push('Quarantined: none');
   else {
     lines.push(`Quarantined: ${quarantined.length} row${quarantined.length === 1 ? '' : 's'}`);
@@ -447,6 +366,16 @@ export async function doctor(ctx: Context): Promise<void> {
 
 /** Life Thread's own links from a terminal: desktop VS Code's scheme and code-server's. */
 const CLI_URI_SCHEMES = ['vscode', 'vscode-insiders', 'code-oss'];
+
+/** A table's lock as doctor shows it: free, held by a live process, or abandoned by one that is gone. */
+interface LockView {
+  state: 'free' | 'held' | 'abandoned';
+  holder?: { pid: number; host: string; at: string };
+}
+
+function lockView(l: Awaited<ReturnType<typeof lockState>>): LockView {
+  return l.holder && l.state !== 'free' ? { state: l.state, holder: { pid: l.holder.pid, host: l.holder.host, at: l.holder.at } } : { state: l.state };
+}
 
 function wakeStore(ctx: Context): WakeStore {
   return new WakeStore({ dir: ctx.storeDir, lockWaitMs: lockWaitFromEnv(ctx.env) });

@@ -8,17 +8,14 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { EXPORT_JSONL, DECISIONS_JSON } from '../core/continuity';
 import { InputError } from '../core/errors';
+import { ExitError } from './exits';
 import { verifyTopic, type TopicVerification } from '../core/topicVerify';
 import { readAllDecisions, readExports, TopicFileError } from '../node/topicFiles';
 
 /** A topic that does not hold: exit 3 with the first broken message. */
-export class TopicBroken extends Error {
-  readonly exitCode = 3;
-  constructor(
-    readonly field: string,
-    reason: string,
-  ) {
-    super(reason);
+export class TopicBroken extends ExitError {
+  constructor(field: string, reason: string) {
+    super(field, reason, 3);
     this.name = 'TopicBroken';
   }
 }

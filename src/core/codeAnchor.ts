@@ -87,11 +87,6 @@ export function hashExcerpt(excerpt: string): string {
   return createHash('sha256').update(canonicalExcerpt(excerpt), 'utf8').digest('hex');
 }
 
-/** True when the anchor's excerptHash is the hash of its excerpt. */
-export function anchorHashMatches(anchor: CodeAnchor): boolean {
-  return hashExcerpt(anchor.excerpt) === anchor.excerptHash;
-}
-
 /** Whitespace as JavaScript's `\s` knows it, except the line feed (lines are kept). */
 function isWs(c: number): boolean {
   return (
@@ -172,10 +167,6 @@ export function prepareText(text: string): TextIndex {
   return { lf, lineStarts, ws, wsToLf, wsLineStarts };
 }
 
-export function lineCount(index: LineIndex): number {
-  return index.lineStarts.length;
-}
-
 function lineEnd(index: LineIndex, line: number): number {
   return line + 1 < index.lineStarts.length ? at(index.lineStarts, line + 1) - 1 : index.lf.length;
 }
@@ -232,16 +223,6 @@ export function formatRange(range: TextRange): string {
   const first = range.start.line + 1;
   const last = range.end.character === 0 && range.end.line > range.start.line ? range.end.line : range.end.line + 1;
   return last > first ? `L${first}-L${last}` : `L${first}`;
-}
-
-/** `#L10-L20`, `#L10-20` or `#L10` (the `#` optional) → whole lines 9..19 as {9,0}–{20,0}; null when malformed, L0 or reversed. */
-export function parseLineFragment(fragment: string): TextRange | null {
-  const m = /^#?L([1-9]\d{0,8})(?:-L?([1-9]\d{0,8}))?$/.exec(fragment.trim());
-  if (!m) return null;
-  const first = Number(m[1]);
-  const last = m[2] === undefined ? first : Number(m[2]);
-  if (last < first) return null;
-  return { start: { line: first - 1, character: 0 }, end: { line: last, character: 0 } };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -428,11 +409,6 @@ export function resolveAnchorIn(index: TextIndex, anchor: CodeAnchor, locateSymb
   const found = locateExcerpt(index, { excerpt: anchor.excerpt, range: anchor.range, symbol: anchor.symbol, locateSymbol });
   const healed: CodeAnchor = found.step === 'orphaned' ? { ...anchor } : { ...anchor, range: found.range };
   return { step: found.step, range: found.range, original: anchor, healed, reason: found.reason };
-}
-
-/** One anchor against one text; to resolve many anchors in one file, prepareText once and use resolveAnchorIn. */
-export function resolveAnchor(text: string, anchor: CodeAnchor, locateSymbol?: SymbolLocator): AnchorResolution {
-  return resolveAnchorIn(prepareText(text), anchor, locateSymbol);
 }
 
 /** A text a resolver can index: a document's identity, its version, and its text (read only when needed). */

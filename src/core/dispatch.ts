@@ -4,12 +4,11 @@
  * transition `pending → fired` (or a recurring row's advance) written atomically with its token.
  */
 import { deadClaimReason, HEARTBEAT_STALE_MS, mayFire, newClaim, refreshHeartbeats, type Holder, type Liveness } from './claim';
-import type { CommandRow, Fact, ReminderRow, ScheduleRow } from './schema';
+import type { CommandRow, Fact, ScheduleRow } from './schema';
 import { missedRunsBetween, nextRunAfter } from './time/runs';
 
 export type { Holder, Liveness };
 
-export type RowKindOf<R extends ScheduleRow> = R extends CommandRow ? 'command' : 'reminder';
 
 export function kindOf(row: ScheduleRow): 'reminder' | 'command' {
   return row.id.startsWith('c-') ? 'command' : 'reminder';
@@ -252,4 +251,3 @@ export function formatLate(ms: number): string {
   return h < 48 ? `${Math.round(h * 10) / 10} h` : `${Math.round(h / 24)} days`;
 }
 
-export type { ReminderRow, CommandRow };

@@ -320,18 +320,3 @@ export function validateAnchors(records: readonly ExportRecord[], anchors: reado
   }
   return { ok: broken.length === 0, broken };
 }
-
-/** An anchor on [start, end) of a record's text, its quote taken from the text. Throws InputError when the span is empty or out of range. */
-export function anchorOn(record: ExportRecord, start: number, end: number): MessageAnchor {
-  if (!Number.isInteger(start) || !Number.isInteger(end) || start < 0 || end <= start || end > record.text.length)
-    throw new InputError('span', `${start}-${end} is not a non-empty span of message ${record.id} (${record.text.length} characters)`);
-  if (end - start > 4000) throw new InputError('span', `${end - start} characters; a quote has at most 4000`);
-  return { msgId: record.id, start, end, quote: record.text.slice(start, end) };
-}
-
-/** An anchor on the first occurrence of `quote` in a record's text, or undefined when it is not there. */
-export function anchorOnQuote(record: ExportRecord, quote: string): MessageAnchor | undefined {
-  if (quote === '' || quote.length > 4000) return undefined;
-  const i = record.text.indexOf(quote);
-  return i === -1 ? undefined : { msgId: record.id, start: i, end: i + quote.length, quote };
-}

@@ -74,18 +74,3 @@ export function stringifyDeep(value: unknown, indent = 0): string {
 function serializable(v: unknown): boolean {
   return v !== undefined && typeof v !== 'function' && typeof v !== 'symbol';
 }
-
-/** How deep `value` nests (a scalar is 0), counted without recursion; stops counting at `cap`. */
-export function jsonDepth(value: unknown, cap = Infinity): number {
-  let max = 0;
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length > 0) {
-    const [v, d] = stack.pop() as [unknown, number];
-    if (typeof v !== 'object' || v === null) continue;
-    const depth = d + 1;
-    if (depth > max) max = depth;
-    if (max >= cap) return max;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth]);
-  }
-  return max;
-}

@@ -2,11 +2,13 @@
  * LandingRef and deep links (design §4, formats §8). A landing only opens a place: parsing here
  * refuses every scheme but ours, and every query is parsed with zod before anything is opened.
  */
+import { EXTENSION_ID } from '../shared/commands';
 import { z } from 'zod';
 import { codeAnchorSchema } from './codeAnchor';
 import { InputError } from './errors';
 
-export const EXTENSION_AUTHORITY = 'lifethread.life-thread';
+/** The authority of Life Thread's own links: the extension's id. */
+export const EXTENSION_AUTHORITY = EXTENSION_ID;
 export const MAX_QUERY_CHARS = 16_384;
 export const MAX_URI_CHARS = 8_192;
 
@@ -25,7 +27,6 @@ export const anchorQuerySchema = z
   .object({ topic: topicId, msg: messageId, start: offset, end: offset })
   .strict()
   .refine((q) => q.end >= q.start, { message: 'end must not be before start', path: ['end'] });
-export type AnchorQuery = z.infer<typeof anchorQuerySchema>;
 
 export const wakeQuerySchema = z.object({ id: z.string().regex(/^w-[A-Za-z0-9_-]{1,40}$/, 'must be a wake id (w-…)') }).strict();
 export const landQuerySchema = z.object({ ref: z.string().min(1).max(MAX_QUERY_CHARS).regex(/^[A-Za-z0-9_-]+$/, 'must be base64url without padding') }).strict();
@@ -38,10 +39,6 @@ export type DeepLink =
   | { kind: 'self'; path: string; query: string }
   | { kind: 'cdp'; evidenceId: string }
   | { kind: 'message'; topic: string; msgId: string; start: number; end: number };
-
-export function encodeRef(ref: LandingRef): string {
-  return Buffer.from(JSON.stringify(ref), 'utf8').toString('base64url');
-}
 
 export function decodeRef(encoded: string, field = 'ref'): LandingRef {
   if (encoded.length > MAX_QUERY_CHARS) throw new InputError(field, `is ${encoded.length} characters; at most ${MAX_QUERY_CHARS}`);
@@ -165,4 +162,27 @@ export function evidenceLink(id: string, field = 'evidenceId'): string {
 
 export function messageLink(topic: string, msgId: string, start: number, end: number): string {
   return `intercom://message/${encodeURIComponent(topic)}/${encodeURIComponent(msgId)}#${start}-${end}`;
+}
+
+/**
+ * What a person pasted into Open Landing: a LandingRef as JSON, a base64url ref, or a URI; null when
+ * nothing was pasted (a cancelled or empty box), which is not an error.
+ */
+export function readPastedLanding(text: string | undefined, uriSchemes: readonly string[]): LandingRef | null {
+  const t = (text ?? '').trim();
+  if (!t) return null;
+  if (t.startsWith('{')) {
+    let json: unknown;
+    try {
+      json = JSON.parse(t);
+    } catch {
+      throw new InputError('landing', 'looks like JSON but does not parse');
+    }
+    return parseRef(json, 'landing');
+  }
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:/.test(t)) {
+    parseDeepLink(t, uriSchemes, 'landing');
+    return { kind: 'deep_link', uri: t };
+  }
+  return decodeRef(t, 'landing');
 }

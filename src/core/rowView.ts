@@ -10,6 +10,9 @@ export function missedRunsWords(f: Pick<Fact, 'missedRuns' | 'missedRunsCapped'>
   return `${n}${f.missedRunsCapped ? ' or more' : ''} missed run${n === 1 && !f.missedRunsCapped ? '' : 's'}`;
 }
 
+/** How the reminder turn names "no language model" (src/host/agentTurn.ts pickModel). */
+const NO_MODEL = /^no language model is available\b/;
+
 export function factLine(row: ScheduleRow, now: Date): { text: string; tone: RowView['factTone'] } {
   if (row.claim) return { text: `running since ${describeInstant(new Date(row.firedAt ?? row.claim.heartbeatAt), row.tz, now)}`, tone: 'running' };
   const f: Fact | undefined = row.fact;
@@ -31,6 +34,8 @@ export function factLine(row: ScheduleRow, now: Date): { text: string; tone: Row
     const took = f.durationMs !== undefined ? ` in ${formatLate(f.durationMs)}` : '';
     return { text: `exit ${f.exitCode ?? f.signal ?? '?'} at ${at}${took}${late}${missed}`, tone: f.exitCode === 0 ? 'ok' : 'error' };
   }
+  // Delivered as written because no model is connected: the normal state of a fresh install, not an error.
+  if (f.delivered === true && f.error !== undefined && NO_MODEL.test(f.error)) return { text: `delivered as written (no model) ${at}${late}${missed}`, tone: 'ok' };
   if (f.delivered === true) return { text: `delivered ${at}${f.via ? ` via ${f.via}` : ''}${late}${missed}${f.error ? ` (turn failed: ${f.error})` : ''}`, tone: f.error ? 'error' : 'ok' };
   if (f.delivered === false) return { text: `not delivered at ${at}: ${f.error ?? 'unknown reason'}`, tone: 'error' };
   return { text: `fired ${at}${late}${missed}`, tone: 'none' };

@@ -78,7 +78,7 @@ export function activate(context: vscode.ExtensionContext): Record<string, unkno
   for (const p of contributes.chatParticipants ?? []) {
     const handler = new Slot<vscode.ChatRequestHandler>(`@${p.id}`, failed);
     const participant = vscode.chat.createChatParticipant(p.id, async (request, ctx, stream, token) => (await handler.get(loaded))(request, ctx, stream, token));
-    participant.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'life-thread.svg');
+    participant.iconPath = { light: vscode.Uri.joinPath(context.extensionUri, 'media', 'life-thread-light.svg'), dark: vscode.Uri.joinPath(context.extensionUri, 'media', 'life-thread-dark.svg') };
     subs.push(participant);
     participants.set(p.id, { participant, handler });
   }

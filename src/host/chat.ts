@@ -37,7 +37,8 @@ export class LifeChat {
 
   constructor(context: vscode.ExtensionContext) {
     const participant = contrib.createChatParticipant(CHAT_PARTICIPANT_ID, (req, ctx, stream, token) => this.handle(req, ctx, stream, token));
-    participant.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'life-thread.svg');
+    // Explicit colours per theme kind: the chat draws the icon as an image, so `currentColor` would be black on Dark Modern.
+    participant.iconPath = { light: vscode.Uri.joinPath(context.extensionUri, 'media', 'life-thread-light.svg'), dark: vscode.Uri.joinPath(context.extensionUri, 'media', 'life-thread-dark.svg') };
     context.subscriptions.push(participant);
   }
 

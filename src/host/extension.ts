@@ -11,7 +11,7 @@ import { LifeThreadPanel } from './panel';
 import { Doctor } from './doctor';
 import { LifeChat } from './chat';
 import { ScheduleFeature, ownerZone } from './scheduleFeature';
-import { registerScheduleCommands, runNowRow, moveRow, removeRow, showLog } from './scheduleCommands';
+import { registerScheduleCommands, runNowRow, moveRow, removeRow, showLog, clearFiredRows } from './scheduleCommands';
 import { registerScheduleTools } from './tools';
 import type { Firer } from '../node/fire';
 import { ReminderTurns, type DeliveredReminder } from './reminderTurn';
@@ -156,6 +156,12 @@ export async function activate(context: vscode.ExtensionContext, registrar?: Reg
       case 'scheduleCommand':
         await vscode.commands.executeCommand(COMMANDS.scheduleCommand);
         return;
+      case 'closeFocus':
+        return model.update({ focus: null });
+      case 'clearFeed':
+        return feed.clear();
+      case 'clearFired':
+        return clearFiredRows(schedule).then(() => undefined);
     }
   };
 

@@ -2,6 +2,9 @@ import * as vscode from 'vscode';
 import type { FeedRow } from '../core/feed';
 import { FeedStore } from '../node/feed';
 import type { ViewModel } from './viewModel';
+import { ownerZone } from './scheduleFeature';
+import { describeInstant } from '../core/time/describe';
+import { readablePulse } from '../core/wake/pulseWords';
 
 /**
  * The sidebar's feed, durable (design §9 `feed.json`): what reminders answered, wakes that could not
@@ -30,7 +33,10 @@ export class FeedFeature {
   async refresh(): Promise<void> {
     try {
       const rows = await this.store.list();
-      this.model.update({ feed: rows.slice(0, 50).map((r) => ({ id: r.id, at: r.at, title: r.title, body: r.body, tone: r.tone, ...(r.ref ? { ref: r.ref } : {}) })) });
+      const now = new Date();
+      const tz = ownerZone();
+      // People read the feed: a pulse as plain lines, the time in the owner's zone.
+      this.model.update({ feed: rows.slice(0, 50).map((r) => ({ id: r.id, at: describeInstant(new Date(r.at), tz, now), title: r.title, body: readablePulse(r.body), tone: r.tone, ...(r.ref ? { ref: r.ref } : {}) })) });
     } catch (err) {
       this.log.warn(`feed: ${String(err)}`);
     }

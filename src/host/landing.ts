@@ -12,6 +12,10 @@ import type { LifeThreadPanel } from './panel';
 import { setting } from './settings';
 import type { ViewModel } from './viewModel';
 
+
+/** A refusal already shown to the user (with what they can do about it): callers must not show it again. */
+export class ShownInputError extends InputError {}
+
 export interface DeskPrepare {
   status: 'ok' | 'prepared' | 'needs_restore' | 'none';
   reason?: string;
@@ -157,8 +161,10 @@ export class Lander {
   /** `trusted`: a path Life Thread recorded itself (evidence, a job's log), not one taken from a link. */
   async openFile(path: string, startLine?: number, endLine?: number, trusted = false): Promise<LandResult> {
     if (!trusted && !isInsideFolders(path, folders()) && !isInsideFolders(path, this.ownDirs)) {
-      await this.offerFolder({ kind: 'deep_link', uri: `file://${path}${startLine ? `#L${startLine}${endLine && endLine !== startLine ? `-L${endLine}` : ''}` : ''}` }, path);
-      throw new InputError('uri', `${path} is outside the open workspace folders; a landing only opens places inside them`);
+      const why = new ShownInputError('uri', `${path} is outside the open workspace folders; a landing only opens places inside them`);
+      // One toast: the reason and the offer together; the caller shows nothing more.
+      await this.offerFolder({ kind: 'deep_link', uri: `file://${path}${startLine ? `#L${startLine}${endLine && endLine !== startLine ? `-L${endLine}` : ''}` : ''}` }, path, why.reason);
+      throw why;
     }
     const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path));
     const options: vscode.TextDocumentShowOptions = { preview: false };
@@ -272,7 +278,7 @@ export class Lander {
   }
 
   /** A file outside the open folders: offer to open its folder; the landing completes after that. */
-  private async offerFolder(ref: LandingRef, path: string): Promise<void> {
+  private async offerFolder(ref: LandingRef, path: string, why = `${path} is not in this workspace`): Promise<void> {
     let dir = dirname(path);
     for (let d = dir; d !== '/'; d = dirname(d)) {
       if (existsSync(join(d, '.git'))) {
@@ -280,7 +286,7 @@ export class Lander {
         break;
       }
     }
-    void vscode.window.showWarningMessage(`Life Thread: ${path} is not in this workspace.`, `Open ${dir} and land there`).then(async (pick) => {
+    void vscode.window.showWarningMessage(`Life Thread: ${why}.`, `Open ${dir} and land there`).then(async (pick) => {
       if (!pick) return;
       await this.savePending(ref, dir);
       await vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(dir));
@@ -319,7 +325,7 @@ export class Lander {
     } catch (err) {
       const msg = err instanceof InputError ? `${err.field}: ${err.reason}` : err instanceof Error ? err.message : String(err);
       this.log.warn(`refused link ${uri.toString(true).slice(0, 300)}: ${msg}`);
-      void vscode.window.showErrorMessage(`Life Thread: this link cannot be opened — ${msg}`);
+      if (!(err instanceof ShownInputError)) void vscode.window.showErrorMessage(`Life Thread: this link cannot be opened — ${msg}`);
       this._onDidRefuse.fire(msg);
       return undefined;
     }

@@ -1,30 +1,17 @@
 import * as vscode from 'vscode';
 import { contrib } from './contrib';
 import { InputError } from '../core/errors';
-import { decodeRef, parseDeepLink, parseRef, type LandingRef } from '../core/landing';
+import { parseRef, readPastedLanding, type LandingRef } from '../core/landing';
 import type { ResolveAnchorInput } from '../core/toolInputs';
 import { resolveAnchorTool } from '../node/tools/anchorTool';
 import { COMMANDS } from '../shared/commands';
-import type { Lander } from './landing';
+import { ShownInputError, type Lander } from './landing';
 
 /** Reads what a person pasted: a LandingRef as JSON, a base64url ref, or a URI. */
 export function parsePastedLanding(text: string, uriSchemes: readonly string[]): LandingRef {
-  const t = text.trim();
-  if (!t) throw new InputError('landing', 'is empty');
-  if (t.startsWith('{')) {
-    let json: unknown;
-    try {
-      json = JSON.parse(t);
-    } catch {
-      throw new InputError('landing', 'looks like JSON but does not parse');
-    }
-    return parseRef(json, 'landing');
-  }
-  if (/^[A-Za-z][A-Za-z0-9+.-]*:/.test(t)) {
-    parseDeepLink(t, uriSchemes, 'landing');
-    return { kind: 'deep_link', uri: t };
-  }
-  return decodeRef(t, 'landing');
+  const ref = readPastedLanding(text, uriSchemes);
+  if (!ref) throw new InputError('landing', 'is empty');
+  return ref;
 }
 
 export function registerLanding(context: vscode.ExtensionContext, lander: Lander): void {
@@ -35,7 +22,7 @@ export function registerLanding(context: vscode.ExtensionContext, lander: Lander
         const ref =
           typeof arg === 'object'
             ? parseRef(arg)
-            : parsePastedLanding(
+            : readPastedLanding(
                 arg ??
                   (await vscode.window.showInputBox({
                     title: 'Open Landing',
@@ -54,9 +41,12 @@ export function registerLanding(context: vscode.ExtensionContext, lander: Lander
                   '',
                 lander.uriSchemes,
               );
+        // Nothing pasted (the box cancelled or left empty) is not an error: say nothing.
+        if (ref === null) return undefined;
         if (typeof arg !== 'object' && !arg && ref.kind === 'none') return undefined;
         return await lander.land(ref);
       } catch (err) {
+        if (err instanceof ShownInputError) return undefined;
         void vscode.window.showErrorMessage(`Life Thread: cannot open this landing — ${err instanceof InputError ? `${err.field}: ${err.reason}` : String(err)}`);
         return undefined;
       }

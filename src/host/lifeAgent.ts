@@ -14,6 +14,11 @@ import { isOfflineModel, OFFLINE_MODEL_NAME, realModels } from './offlineModel';
 import { describeInstant } from '../core/time/describe';
 import { pulseEventOfRow } from '../core/wake/pulse';
 import type { WakeRow } from '../core/wake/row';
+import { pulseWords } from '../core/wake/pulseWords';
+import { readWakeWords, WAKE_WORD_FORMS } from '../core/wake/wakeWords';
+import { rowView } from '../core/rowView';
+import type { ScheduleRow } from '../core/schema';
+import { InputError } from '../core/errors';
 
 const AGENT_PREAMBLE = [
   'You are @life, the Life Thread agent in VS Code. You help the user with their work and you can sleep on long jobs:',
@@ -57,7 +62,7 @@ export async function chooseModel(request: vscode.ChatRequest): Promise<vscode.L
 /** How to connect a model, with buttons: what `@life` says when only the offline responder is there. */
 export function connectModelHelp(stream: vscode.ChatResponseStream, what: string): void {
   stream.markdown(
-    `${what} needs a language model, and none is connected — \`@life\` is answering with **${OFFLINE_MODEL_NAME}**, which runs the slash commands (\`/doctor\`, \`/remind list\`, \`/remind show r-…\`, \`/schedule list\`, \`/resume\`) and shows wakes.\n\n` +
+    `${what} needs a language model, and none is connected — \`@life\` is answering with **${OFFLINE_MODEL_NAME}**, which runs the slash commands (\`/doctor\`, \`/remind list\`, \`/remind show r-…\`, \`/schedule list\`, \`/wake in 20 minutes: …\`, \`/resume\`) and shows wakes.\n\n` +
       'To talk with an agent: install GitHub Copilot, or point Life Thread at an OpenAI-compatible server (Ollama, llama.cpp, vLLM, OpenAI) with `lifeThread.openai.baseUrl` and `lifeThread.openai.model`, and set its key if it needs one.',
   );
   stream.button({ command: 'workbench.action.openSettings', arguments: ['lifeThread.openai'], title: 'Open Model Settings' });
@@ -106,7 +111,14 @@ export function registerLifeAgent(chat: LifeChat, deps: { afterTurn: AfterTurn; 
     const model = await chooseModel(request);
     const ids = woken.map((w) => w.id);
     if (isOfflineModel(model)) {
-      stream.markdown(`**Woken** (${ids.join(', ')}) — no language model is connected, so here is the wake as it came:\n\n\`\`\`yaml\n${request.prompt}\n\`\`\`\n`);
+      // No model to continue the work: show what woke the thread, plainly, then the pulse as it came.
+      const w = pulseWords(request.prompt);
+      const lines = [`**Woken** (${ids.join(', ')})${w?.text ? `: ${w.text}` : ''}`];
+      if (w) lines.push(`**${w.headline}**`);
+      if (w?.summary !== undefined) lines.push(`Summary: ${w.summary}`);
+      if (w?.detail !== undefined) lines.push(`Detail: ${w.detail}`);
+      if (w?.landing !== undefined) lines.push(`Landing: \`${w.landing}\``);
+      stream.markdown(`${lines.join('\n\n')}\n\nNo language model is connected, so nobody continues from here; the pulse as it came:\n\n\`\`\`yaml\n${request.prompt}\n\`\`\`\n`);
       for (const w of woken) {
         const e = pulseEventOfRow(w);
         if (e.landing) stream.button({ command: COMMANDS.openLanding, arguments: [e.landing], title: woken.length > 1 ? `Open Landing of ${w.id}` : 'Open Landing' });
@@ -132,11 +144,23 @@ export function registerLifeAgent(chat: LifeChat, deps: { afterTurn: AfterTurn; 
       }
       return { metadata: { command: 'remind', shown: show[1] } };
     }
+    if (isOfflineModel(await chooseModel(request))) {
+      if (/^\s*(?:list)?\s*$/i.test(request.prompt)) return listRows(stream, 'remind', (await deps.store.listReminders()).rows);
+      connectModelHelp(stream, '`/remind` with these words');
+      stream.button({ command: COMMANDS.addReminder, title: 'Add Reminder…' });
+      return { metadata: { command: 'remind', model: 'offline' } };
+    }
     return run(request, context, stream, token, 'The user is managing reminders: use lifethread_remind (add, list, remove). A reminder\u2019s text is the prompt you will run at the due time.', ['lifethread_remind']);
   });
-  chat.on('schedule', (request, context, stream, token) =>
-    run(request, context, stream, token, 'The user is managing scheduled shell commands: use lifethread_schedule (add_command, list, move, run_now, remove, log).', ['lifethread_schedule', 'lifethread_remind']),
-  );
+  chat.on('schedule', async (request, context, stream, token) => {
+    if (isOfflineModel(await chooseModel(request))) {
+      if (/^\s*(?:list)?\s*$/i.test(request.prompt)) return listRows(stream, 'schedule', (await deps.store.listCommands()).rows);
+      connectModelHelp(stream, '`/schedule` with these words');
+      stream.button({ command: COMMANDS.scheduleCommand, title: 'Schedule Command…' });
+      return { metadata: { command: 'schedule', model: 'offline' } };
+    }
+    return run(request, context, stream, token, 'The user is managing scheduled shell commands: use lifethread_schedule (add_command, list, move, run_now, remove, log).', ['lifethread_schedule', 'lifethread_remind']);
+  });
   chat.on('partition', async (request, context, stream, token) => {
     const args = request.prompt.trim();
     const approve = /^approve(?:\s+(\S+))?$/i.exec(args);
@@ -180,13 +204,49 @@ export function registerLifeAgent(chat: LifeChat, deps: { afterTurn: AfterTurn; 
     stream.markdown(await deps.continuity.resumeText(topic));
     return { metadata: { command: 'resume', topic } };
   });
-  chat.on('wake', (request, context, stream, token) =>
-    run(request, context, stream, token, 'The user wants to be woken later: use lifethread_sendToLifeThread (when: timer with delay_seconds or at in words; job.done with job_id; presence.online; scm.changed). Pass their words for `at`; never compute timestamps.', ['lifethread_sendToLifeThread']),
-  );
+  chat.on('wake', async (request, context, stream, token) => {
+    if (isOfflineModel(await chooseModel(request))) return wakeWithoutModel(request, stream);
+    return run(request, context, stream, token, 'The user wants to be woken later: use lifethread_sendToLifeThread (when: timer with delay_seconds or at in words; job.done with job_id; presence.online; scm.changed). Pass their words for `at`; never compute timestamps.', ['lifethread_sendToLifeThread']);
+  });
+  /** `/wake` with explicit words (design §9): the wake is added as the tool would add it; other words get the forms and the model help. */
+  const wakeWithoutModel = async (request: vscode.ChatRequest, stream: vscode.ChatResponseStream): Promise<vscode.ChatResult> => {
+    const wakes = deps.wakes();
+    const input = readWakeWords(request.prompt, ownerZone(), new Date());
+    if (!input || !wakes) {
+      stream.markdown(`Without a language model \`/wake\` reads these forms:\n\n${WAKE_WORD_FORMS.map((f) => `- ${f}`).join('\n')}\n\n`);
+      connectModelHelp(stream, '`/wake` with other words');
+      return { metadata: { command: 'wake', model: 'offline', added: false } };
+    }
+    try {
+      const r = await wakes.request(input);
+      stream.markdown(`**Wake added.** ${r.text}`);
+      return { metadata: { command: 'wake', model: 'offline', added: true, wakes: r.rows.map((w) => w.id) } };
+    } catch (err) {
+      stream.markdown(`The wake was not added — ${err instanceof InputError ? `${err.field}: ${err.reason}` : String(err)}.`);
+      return { metadata: { command: 'wake', model: 'offline', added: false } };
+    }
+  };
+
   chat.on('doctor', async (_request, _context, stream) => {
     stream.markdown(await deps.doctor.report());
     return { metadata: { command: 'doctor' } };
   });
+}
+
+/** `/remind` or `/schedule` without words and without a model: the rows, as the sidebar shows them. */
+function listRows(stream: vscode.ChatResponseStream, command: 'remind' | 'schedule', rows: readonly ScheduleRow[]): vscode.ChatResult {
+  const now = new Date();
+  const what = command === 'remind' ? 'reminder' : 'scheduled command';
+  if (rows.length === 0) stream.markdown(`No ${what}s.`);
+  else {
+    const lines = rows.map((r) => {
+      const v = rowView(r, now);
+      return `- **${v.title.replace(/\s+/g, ' ').slice(0, 120)}** (\`${v.id}\`) — ${v.when}${v.lastFact ? ` · ${v.lastFact}` : ''}`;
+    });
+    stream.markdown(`${rows.length} ${what}${rows.length === 1 ? '' : 's'}:\n\n${lines.join('\n')}`);
+  }
+  stream.button(command === 'remind' ? { command: COMMANDS.addReminder, title: 'Add Reminder…' } : { command: COMMANDS.scheduleCommand, title: 'Schedule Command…' });
+  return { metadata: { command, model: 'offline', listed: rows.map((r) => r.id) } };
 }
 
 /** `@life /partition approve [topic]`: a participant cannot ask for confirmation itself, so it answers with the draft's summary and a button that runs the approval command (which asks). */

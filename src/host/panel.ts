@@ -44,7 +44,7 @@ export class LifeThreadPanel implements vscode.Disposable {
 
   private adopt(panel: vscode.WebviewPanel): void {
     this.panel = panel;
-    panel.iconPath = vscode.Uri.joinPath(this.context.extensionUri, 'media', 'life-thread.svg');
+    panel.iconPath = { light: vscode.Uri.joinPath(this.context.extensionUri, 'media', 'life-thread-light.svg'), dark: vscode.Uri.joinPath(this.context.extensionUri, 'media', 'life-thread-dark.svg') };
     panel.webview.options = webviewOptions(this.context.extensionUri);
     panel.webview.html = webviewHtml(panel.webview, this.context.extensionUri, 'Life Thread');
     this.bridge = bridgeWebview(panel.webview, this.model, 'panel', this.handle, this.log);

@@ -4,18 +4,26 @@ import { InputError } from '../core/errors';
 import { rowSentence } from '../core/rowView';
 import type { RowKind } from '../core/time/limits';
 import { parseWhen } from '../core/time/when';
+import { scheduleAsWhen } from '../core/time/describe';
+import type { ScheduleRow } from '../core/schema';
 import { COMMANDS } from '../shared/commands';
 import type { ScheduleFeature } from './scheduleFeature';
 import { ownerZone, windowOwner } from './scheduleFeature';
 
-/** Asks for a time with a live preview of the resolved instant (owner's zone and UTC) under the box. */
-export async function askWhen(kind: RowKind, title: string, initial = ''): Promise<{ when?: string; cron?: string } | undefined> {
+/**
+ * Asks for a time with a live preview of the resolved instant (owner's zone and UTC) under the box.
+ * `now` is the instant the accepted preview was computed at: resolving with it stores the instant the
+ * user saw ("in 2 minutes" does not drift by the seconds spent before Enter).
+ */
+export async function askWhen(kind: RowKind, title: string, initial = ''): Promise<{ when?: string; cron?: string; now: Date } | undefined> {
   const tz = ownerZone();
   const box = vscode.window.createInputBox();
   box.title = title;
   box.placeholder = kind === 'reminder' ? 'in 20 minutes · tomorrow at 9 · every weekday at 09:00 · cron 0 9 * * 1-5' : 'in 10 minutes · every 30m · every day at 02:00 · cron */5 * * * *';
   box.value = initial;
   box.ignoreFocusOut = true;
+  let previewedAt = new Date();
+  let previewedValue: string | undefined;
   const preview = (value: string): boolean => {
     const v = value.trim();
     if (!v) {
@@ -25,7 +33,10 @@ export async function askWhen(kind: RowKind, title: string, initial = ''): Promi
     }
     try {
       const input = v.toLowerCase().startsWith('cron ') ? { cron: v.slice(5).trim() } : { when: v };
-      const parsed = parseWhen({ ...input, tz, kind, now: new Date() });
+      const now = new Date();
+      const parsed = parseWhen({ ...input, tz, kind, now });
+      previewedAt = now;
+      previewedValue = value;
       box.validationMessage = undefined;
       box.prompt = parsed.description;
       return true;
@@ -40,10 +51,14 @@ export async function askWhen(kind: RowKind, title: string, initial = ''): Promi
     let done = false;
     box.onDidChangeValue(preview);
     box.onDidAccept(() => {
-      if (!preview(box.value)) return;
+      // The instant shown is the one stored: re-preview only when the text changed since it was shown.
+      if (previewedValue !== box.value && !preview(box.value)) return;
+      if (box.validationMessage) return;
       const v = box.value.trim();
+      if (!v) return;
       done = true;
-      resolve(v.toLowerCase().startsWith('cron ') ? { cron: v.slice(5).trim() } : { when: v });
+      const now = previewedAt;
+      resolve(v.toLowerCase().startsWith('cron ') ? { cron: v.slice(5).trim(), now } : { when: v, now });
       box.hide();
     });
     box.onDidHide(() => {
@@ -82,10 +97,10 @@ export function registerScheduleCommands(context: vscode.ExtensionContext, featu
             validateInput: (v) => (v.trim() ? (v.length > 4000 ? 'At most 4,000 characters.' : undefined) : 'Say what the reminder is for.'),
           }));
         if (!text) return undefined;
-        const when = args?.when || args?.cron ? { when: args.when, cron: args.cron } : await askWhen('reminder', 'Add Reminder (2/2): when?');
+        const when = args?.when || args?.cron ? { when: args.when, cron: args.cron, now: new Date() } : await askWhen('reminder', 'Add Reminder (2/2): when?');
         if (!when) return undefined;
         const folder = workspaceRoot();
-        const added = await after(store.addReminder({ text, ...when, tz: ownerZone(), now: new Date(), owner: windowOwner(), ...(folder ? { destination: { folder } } : {}) }));
+        const added = await after(store.addReminder({ text, ...when, tz: ownerZone(), owner: windowOwner(), ...(folder ? { destination: { folder } } : {}) }));
         void vscode.window.showInformationMessage(`Reminder ${added.row.id}: ${added.description}.`);
         return added.row;
       } catch (err) {
@@ -106,9 +121,9 @@ export function registerScheduleCommands(context: vscode.ExtensionContext, featu
             validateInput: (v) => (v.trim() ? (v.includes('\0') ? 'The command contains a NUL byte.' : undefined) : 'Type a command, e.g. npm test'),
           }));
         if (!command) return undefined;
-        const when = args?.when || args?.cron ? { when: args.when, cron: args.cron } : await askWhen('command', 'Schedule Command (2/2): when?');
+        const when = args?.when || args?.cron ? { when: args.when, cron: args.cron, now: new Date() } : await askWhen('command', 'Schedule Command (2/2): when?');
         if (!when) return undefined;
-        const added = await after(store.addCommand({ command, cwd, ...when, tz: ownerZone(), now: new Date(), timeoutMinutes: args?.timeoutMinutes, owner: windowOwner() }));
+        const added = await after(store.addCommand({ command, cwd, ...when, tz: ownerZone(), timeoutMinutes: args?.timeoutMinutes, owner: windowOwner() }));
         void vscode.window.showInformationMessage(`Command ${added.row.id}: ${added.description}.`);
         return added.row;
       } catch (err) {
@@ -151,19 +166,42 @@ export async function runNowRow(feature: ScheduleFeature, id: string): Promise<v
 }
 
 export async function moveRow(feature: ScheduleFeature, id: string): Promise<void> {
-  const when = await askWhen(id.startsWith('c-') ? 'command' : 'reminder', `Move ${id}: new time`);
+  const row = await feature.store.get(id);
+  const when = await askWhen(id.startsWith('c-') ? 'command' : 'reminder', `Move ${id}${row ? ` (${rowLabel(row)})` : ''}: new time`, row ? scheduleAsWhen(row.schedule, ownerZone()) : '');
   if (!when) return;
-  const moved = await feature.store.move(id, { ...when, tz: ownerZone(), now: new Date() });
+  const moved = await feature.store.move(id, { ...when, tz: ownerZone() });
   feature.dispatcher.requestPass();
   await feature.refresh();
   void vscode.window.showInformationMessage(`${id} moved: ${moved.description}${moved.running ? ' (it is running now: the change applies after this run)' : ''}.`);
 }
 
+/** A row as the user wrote it, short: the reminder's text or the command, in quotes. */
+export function rowLabel(row: ScheduleRow): string {
+  const text = ('command' in row ? row.command : row.text).replace(/\s+/g, ' ').trim();
+  return `\u201c${text.length > 60 ? `${text.slice(0, 59)}\u2026` : text}\u201d`;
+}
+
 export async function removeRow(feature: ScheduleFeature, id: string): Promise<void> {
-  const ok = await vscode.window.showWarningMessage(`Remove ${id}? This cannot be undone.`, { modal: true }, 'Remove');
+  const row = await feature.store.get(id);
+  const what = row ? `${'command' in row ? 'command' : 'reminder'} ${rowLabel(row)} (${id})` : id;
+  const ok = await vscode.window.showWarningMessage(`Remove ${what}? This cannot be undone.`, { modal: true }, 'Remove');
   if (ok !== 'Remove') return;
   await feature.store.remove(id);
   await feature.refresh();
+}
+
+/** Removes every row that has fired for good (one-shot rows fired or missed), after one confirmation. */
+export async function clearFiredRows(feature: ScheduleFeature): Promise<number> {
+  const done = feature.currentRows.filter((r) => r.status !== 'pending' && !r.claim);
+  if (done.length === 0) {
+    void vscode.window.showInformationMessage('Nothing to clear: no reminder or command has fired for good.');
+    return 0;
+  }
+  const ok = await vscode.window.showWarningMessage(`Clear ${done.length} fired row${done.length === 1 ? '' : 's'} and their logs?`, { modal: true }, 'Clear');
+  if (ok !== 'Clear') return 0;
+  for (const r of done) await feature.store.remove(r.id).catch(() => undefined);
+  await feature.refresh();
+  return done.length;
 }
 
 export async function showLog(feature: ScheduleFeature, id: string): Promise<void> {

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { contrib } from './contrib';
 import { InputError } from '../core/errors';
 import type { RemindInput, ScheduleInput } from '../core/toolInputs';
+import { whenConfirmation } from '../core/time/when';
 import { remindTool, scheduleTool, type ScheduleToolHost } from '../node/tools/scheduleTools';
 import type { ScheduleFeature } from './scheduleFeature';
 import { ownerZone, windowOwner } from './scheduleFeature';
@@ -51,7 +52,7 @@ class RemindTool implements vscode.LanguageModelTool<RemindInput> {
     if (i.action === 'add') {
       return {
         invocationMessage: `Adding a reminder (${i.when ?? i.cron ?? '?'})`,
-        confirmationMessages: { title: 'Add a reminder?', message: new vscode.MarkdownString(`At **${i.when ?? `cron ${i.cron ?? ''}`}**, the agent will run:\n\n> ${i.text ?? ''}`) },
+        confirmationMessages: { title: 'Add a reminder?', message: new vscode.MarkdownString(`**${whenConfirmation(i, ownerZone(), 'reminder', new Date())}**, the agent will run:\n\n> ${i.text ?? ''}`) },
       };
     }
     if (i.action === 'remove') return { invocationMessage: `Removing ${i.id ?? '?'}`, confirmationMessages: { title: 'Remove a reminder?', message: `Remove ${i.id ?? '?'}?` } };
@@ -77,12 +78,12 @@ class ScheduleTool implements vscode.LanguageModelTool<ScheduleInput> {
       case 'add_command':
         return {
           invocationMessage: `Scheduling \`${i.command ?? ''}\``,
-          confirmationMessages: { title: 'Schedule a shell command?', message: new vscode.MarkdownString(`Run \`${i.command ?? ''}\` **${i.when ?? `cron ${i.cron ?? ''}`}** from the workspace root (timeout ${String(i.timeout_minutes ?? 2)} min).`) },
+          confirmationMessages: { title: 'Schedule a shell command?', message: new vscode.MarkdownString(`Run \`${i.command ?? ''}\` **${whenConfirmation(i, ownerZone(), 'command', new Date())}** from the workspace root (timeout ${String(i.timeout_minutes ?? 2)} min).`) },
         };
       case 'remove':
       case 'move':
       case 'run_now':
-        return { invocationMessage: `${i.action} ${i.id ?? ''}`, confirmationMessages: { title: `${i.action.replace('_', ' ')} ${i.id ?? ''}?`, message: `${i.action.replace('_', ' ')} ${i.id ?? ''}${i.when ? ` → ${i.when}` : ''}${i.cron ? ` → cron ${i.cron}` : ''}` } };
+        return { invocationMessage: `${i.action} ${i.id ?? ''}`, confirmationMessages: { title: `${i.action.replace('_', ' ')} ${i.id ?? ''}?`, message: `${i.action.replace('_', ' ')} ${i.id ?? ''}${i.when || i.cron ? ` → ${whenConfirmation(i, ownerZone(), i.id?.startsWith('c-') ? 'command' : 'reminder', new Date())}` : ''}` } };
       default:
         return { invocationMessage: i.action === 'log' ? `Reading the log of ${i.id ?? ''}` : 'Listing scheduled commands' };
     }

@@ -21,7 +21,7 @@ import type { FeedFeature } from './feedFeature';
 import type { Lander, LandResult } from './landing';
 import type { HostDesk } from './desk';
 import { isLoopbackUrl } from '../core/loopback';
-import type { DeskState } from '../core/wake/contract';
+import { MAX_WAKES_PER_HOUR, type DeskState } from '../core/wake/contract';
 import { ownerZone, type ScheduleFeature } from './scheduleFeature';
 import { setting, WINDOW_ID } from './settings';
 import { Triggers, type JobEndEvent, type TriggerEvent } from './triggers';
@@ -378,7 +378,7 @@ export class WakeFeature implements vscode.Disposable {
     if (this.paused) return 'paused';
     if (this.busy > 0) return 'busy';
     const rows = (await this.store.list()).filter((r) => !ids.includes(r.id));
-    const cap = capRoom(rows, new Date(), setting('wake.maxPerHour', 12));
+    const cap = capRoom(rows, new Date(), setting('wake.maxPerHour', MAX_WAKES_PER_HOUR));
     if (cap.room < 1) {
       if (cap.retryAt) this.arm(Math.max(1000, cap.retryAt - Date.now()));
       return 'cap';
@@ -613,7 +613,7 @@ export class WakeFeature implements vscode.Disposable {
     if (this.paused) return;
     const now = new Date();
     const rows = await this.store.list();
-    const cap = capRoom(rows, now, setting('wake.maxPerHour', 12));
+    const cap = capRoom(rows, now, setting('wake.maxPerHour', MAX_WAKES_PER_HOUR));
     if (cap.room < 1) return;
     const free = (r: WakeRow): boolean => {
       if (r.status !== 'held' || !this.eligible(r)) return false;
@@ -688,7 +688,7 @@ export class WakeFeature implements vscode.Disposable {
     const rows = await this.store.list().catch(() => [] as WakeRow[]);
     const count = (s: WakeRow['status']): number => rows.filter((r) => r.status === s).length;
     const lines = [
-      `- Wakes: ${this.paused ? '**paused** (Resume Wakes releases them)' : 'active'}; cap ${setting('wake.maxPerHour', 12)} per hour; this window delivers wakes of ${this.folders().length ? this.folders().join(', ') : 'no workspace'} and wakes set outside a workspace`,
+      `- Wakes: ${this.paused ? '**paused** (Resume Wakes releases them)' : 'active'}; cap ${setting('wake.maxPerHour', MAX_WAKES_PER_HOUR)} per hour; this window delivers wakes of ${this.folders().length ? this.folders().join(', ') : 'no workspace'} and wakes set outside a workspace`,
       `- In wakes.json: ${count('pending')} pending, ${count('held')} held, ${count('delivering')} delivering, ${count('fired')} fired, ${count('missed')} missed, ${count('cancelled')} cancelled`,
     ];
     for (const r of rows.filter((x) => x.status === 'held')) lines.push(`  - \`${r.id}\` held: ${HELD_WORDS[r.heldReason ?? 'unreachable']}`);

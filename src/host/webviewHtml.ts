@@ -23,7 +23,7 @@ export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, t
 <title>${title}</title>
 </head>
 <body>
-<main id="root" aria-live="polite"></main>
+<main id="root" aria-live="polite"><div class="loading" role="status"><i class="codicon codicon-loading codicon-modifier-spin" aria-hidden="true"></i><span>Loading Life Thread…</span></div></main>
 <script nonce="${nonce}" src="${asset('dist', 'webview.js')}"></script>
 </body>
 </html>`;

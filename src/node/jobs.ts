@@ -43,21 +43,29 @@ export async function fireCommandRow(row: CommandRow, run: ClaimedRun, opts: Com
   const deadline = (Number.isFinite(claimedAt) ? claimedAt : Date.now()) + minutes * 60_000;
   const storeDir = path.resolve(opts.storeDir);
   const env: NodeJS.ProcessEnv = { ...(opts.env ?? process.env), [JOB_ENV]: row.id, [STORE_ENV]: storeDir };
-  const result = await runJob({
-    command: row.command,
-    cwd: row.cwd,
-    env,
-    timeoutMs: Math.max(0, deadline - Date.now()),
-    shell: opts.shell,
-    killGraceMs: opts.killGraceMs,
-    drainMs: opts.drainMs,
-    maxLogChars: LOG_MAX_CHARS - TRAILER_MAX - 2,
-    transformLog: redact,
-    onStart: opts.onStart,
-    signal: opts.signal,
-    marker: { name: JOB_ENV, value: row.id },
-  });
+  // A dispatcher stopped (SIGSTOP, a closed lid) between its claim and the start past the run's whole
+  // timeout must not start the command: it would be killed at once and recorded as a 2-min timeout
+  // of a run that never had its time, or, if quick, run with no time limit left.
+  const notStarted = deadline <= Date.now() ? `not started: its ${minutes} min timeout, counted from the claim at ${run.firedAt}, had passed when this process could start it (it was stopped or busy)` : undefined;
+  const result: JobResult = notStarted
+    ? { exitCode: null, signal: null, timedOut: false, durationMs: 0, log: '', error: notStarted }
+    : await runJob({
+        command: row.command,
+        cwd: row.cwd,
+        env,
+        timeoutMs: Math.max(0, deadline - Date.now()),
+        shell: opts.shell,
+        killGraceMs: opts.killGraceMs,
+        drainMs: opts.drainMs,
+        maxLogChars: LOG_MAX_CHARS - TRAILER_MAX - 2,
+        transformLog: redact,
+        onStart: opts.onStart,
+        signal: opts.signal,
+        marker: { name: JOB_ENV, value: row.id },
+      });
   const fact = factOf(result, minutes);
+  // Its time ran out, though nothing was killed: the reason says so.
+  if (notStarted) fact.timedOut = true;
   const log = composeLog(result.log, fact);
   try {
     if (opts.store) {

@@ -3,7 +3,7 @@
  * reminders and command rows, and the dispatcher's pass. Shared by the extension host and the CLI.
  */
 import { InputError } from '../core/errors';
-import { duePass, heartbeat, kindOf, moveRow, nextWorkAt, recordFact, runNow, type ClaimedRun, type Holder, type Liveness, type PassResult } from '../core/dispatch';
+import { duePass, heartbeat, moveRow, nextWorkAt, recordFact, runNow, type ClaimedRun, type Holder, type Liveness, type PassResult } from '../core/dispatch';
 import { commandRowSchema, reminderRowSchema, TEXT_LIMITS, type CommandRow, type Fact, type Owner, type ReminderRow, type ScheduleRow } from '../core/schema';
 import { describeSchedule } from '../core/time/describe';
 import { parseWhen } from '../core/time/when';
@@ -97,7 +97,7 @@ export class ScheduleStore {
       ...(input.destination ? { destination: input.destination } : {}),
       ...(input.owner ? { owner: input.owner } : {}),
     };
-    await this.reminders.update((rows) => ({ rows: [...rows, row], result: undefined }));
+    await this.reminders.append(row);
     return { row, description: parsed.description };
   }
 
@@ -119,7 +119,7 @@ export class ScheduleStore {
       createdAt: input.now.toISOString(),
       ...(input.owner ? { owner: input.owner } : {}),
     };
-    await this.commands.update((rows) => ({ rows: [...rows, row], result: undefined }));
+    await this.commands.append(row);
     return { row, description: parsed.description };
   }
 
@@ -275,4 +275,3 @@ function unknownId(id: string, field: string): InputError {
   return new InputError(field, `no ${id.startsWith('c-') ? 'command' : 'reminder'} with id ${id}`);
 }
 
-export { kindOf };

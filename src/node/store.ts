@@ -13,7 +13,6 @@
 import { createHash } from 'node:crypto';
 import { promises as fsp, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import type { z } from 'zod';
 import { stringifyDeep } from '../core/jsonText';
 import { SCHEMA_VERSION } from '../core/schema';
 import { nodeFs, type FileHandleSeam, type FsSeam, type StatSeam } from './fs-seam';
@@ -46,10 +45,15 @@ export const LOCKS_DIR = '.locks';
 /** Rewrites the rows of a file at version `from` into rows of version `from + 1`. */
 export type Migration = (rows: unknown[]) => unknown[];
 
+/** What a table validates its rows with: a zod schema, of the full zod or of zod/mini. */
+export interface RowSchema<Row> {
+  safeParse(value: unknown): { success: true; data: Row } | { success: false; error: { issues: ReadonlyArray<{ path: PropertyKey[]; message: string }> } };
+}
+
 export interface TableOptions<Row> {
   dir: string;
   name: TableName;
-  rowSchema: z.ZodType<Row>;
+  rowSchema: RowSchema<Row>;
   fs?: FsSeam;
   lockWaitMs?: number;
   maxFileBytes?: number;
@@ -110,7 +114,7 @@ export class Table<Row extends { id: string }> {
   /** The digest of the bytes this code last wrote: a reader that finds it matching skips validation. */
   readonly sumFile: string;
 
-  private readonly rowSchema: z.ZodType<Row>;
+  private readonly rowSchema: RowSchema<Row>;
   private readonly fs: FsSeam;
   private readonly lockWaitMs: number;
   private readonly maxFileBytes: number;
@@ -645,11 +649,6 @@ export class Table<Row extends { id: string }> {
   }
 }
 
-/** One row per line: `{"schemaVersion":1,"rows":[` ⏎ row,⏎ … row ⏎ `]}`. Still one JSON value. */
-export function encodeTable(lines: readonly string[]): string {
-  return `{"schemaVersion":${SCHEMA_VERSION},"rows":[\n${lines.length ? `${lines.join(',\n')}\n` : ''}${FOOTER}`;
-}
-
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const HEADER_BYTES = Buffer.from(`{"schemaVersion":${SCHEMA_VERSION},"rows":[\n`);
 const SEPARATOR = Buffer.from(',\n');
@@ -657,7 +656,10 @@ const NEWLINE = Buffer.from('\n');
 const EMPTY = Buffer.alloc(0);
 const FOOTER_BYTES = Buffer.from(FOOTER);
 
-/** encodeTable on lines that are already UTF-8: one copy of each line into the file's bytes. */
+/**
+ * One row per line: `{"schemaVersion":1,"rows":[` ⏎ row,⏎ … row ⏎ `]}` (still one JSON value), from
+ * lines that are already UTF-8: one copy of each line into the file's bytes.
+ */
 function encodeTableBytes(lines: readonly Buffer[]): Buffer {
   const parts: Buffer[] = [HEADER_BYTES];
   lines.forEach((l, i) => {
@@ -761,7 +763,7 @@ function decodeLines(bytes: Buffer): { schemaVersion: number; spans: Int32Array 
   return { schemaVersion: Number(head[1]), spans: Int32Array.from(spans) };
 }
 
-function validateRows<Row extends { id: string }>(raw: unknown[], schema: z.ZodType<Row>): { rows: Row[]; quarantined: QuarantinedRow[] } {
+function validateRows<Row extends { id: string }>(raw: unknown[], schema: RowSchema<Row>): { rows: Row[]; quarantined: QuarantinedRow[] } {
   const rows: Row[] = [];
   const quarantined: QuarantinedRow[] = [];
   const seen = new Map<string, number>();

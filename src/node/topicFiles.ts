@@ -116,12 +116,7 @@ function transcriptLine(msg: TranscriptMessage, doRedact: boolean, field: string
   return `${JSON.stringify({ id: m.id, role: m.role, time: m.time, text: doRedact ? redact(m.text) : m.text })}\n`;
 }
 
-/** Appends one message to `transcript.jsonl` (one line, O_APPEND). The text is redacted unless `redact: false`. Throws InputError on a bad message. */
-export async function appendMessage(dir: string, msg: TranscriptMessage, opts: { redact?: boolean } = {}): Promise<void> {
-  await appendMessages(dir, [msg], opts);
-}
-
-/** Appends messages in one write, so a request and its answer stay next to each other. Nothing is written when one is bad. */
+/** Appends messages to `transcript.jsonl` in one write (O_APPEND; redacted unless `redact: false`; InputError on a bad message), so a request and its answer stay next to each other. Nothing is written when one is bad. */
 export async function appendMessages(dir: string, msgs: readonly TranscriptMessage[], opts: { redact?: boolean } = {}): Promise<void> {
   const lines = msgs.map((m, i) => transcriptLine(m, opts.redact ?? true, msgs.length === 1 ? 'message' : `messages[${i}]`)).join('');
   if (lines === '') return;

@@ -15,10 +15,8 @@ export const COMMANDS = {
   setApiKey: 'lifeThread.setApiKey',
   copyMcpConfig: 'lifeThread.copyMcpConfig',
 } as const;
-export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];
 
 export const EXTENSION_ID = 'lifethread.life-thread';
-export const VIEW_CONTAINER_ID = 'lifeThread';
 export const SIDEBAR_VIEW_ID = 'lifeThread.sidebar';
 export const PANEL_VIEW_TYPE = 'lifeThread.panel';
 export const CHAT_PARTICIPANT_ID = 'lifethread.life';

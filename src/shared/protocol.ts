@@ -46,7 +46,6 @@ export const focusSchema = z.object({
   after: z.string(),
   note: z.string().optional(),
 });
-export type Focus = z.infer<typeof focusSchema>;
 
 const anchorViewSchema = z.object({ topic: z.string(), msgId: z.string(), start: z.number(), end: z.number(), quote: z.string() });
 const itemViewSchema = z.object({ text: z.string(), reason: z.string(), carried: z.boolean(), anchors: z.array(anchorViewSchema) });
@@ -92,7 +91,6 @@ export const reviewViewSchema = z.object({
   diff: z.array(z.string()),
   problems: z.array(z.string()),
 });
-export type ReviewView = z.infer<typeof reviewViewSchema>;
 
 /** The current topic's pair in the panel: decisions beside ops, the review, the export check, the history. */
 export const topicViewSchema = z.object({
@@ -168,12 +166,13 @@ export const webviewRequestSchema = z.discriminatedUnion('method', [
   z.object({ type: z.literal('request'), id: requestId, method: z.literal('openAnchor'), params: anchorViewSchema }),
   z.object({ type: z.literal('request'), id: requestId, method: z.literal('recheckOps'), params: z.object({ topic: z.string().max(100) }) }),
   z.object({ type: z.literal('request'), id: requestId, method: z.literal('showTopic'), params: z.object({ topic: z.string().max(100) }) }),
+  z.object({ type: z.literal('request'), id: requestId, method: z.literal('closeFocus'), params: z.object({}) }),
+  z.object({ type: z.literal('request'), id: requestId, method: z.literal('clearFeed'), params: z.object({}) }),
+  z.object({ type: z.literal('request'), id: requestId, method: z.literal('clearFired'), params: z.object({}) }),
 ]);
 export type WebviewRequest = z.infer<typeof webviewRequestSchema>;
-export type WebviewMethod = WebviewRequest['method'];
 
 export const webviewMessageSchema = z.union([z.object({ type: z.literal('ready') }), webviewRequestSchema]);
-export type WebviewMessage = z.infer<typeof webviewMessageSchema>;
 
 export const hostMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('state'), state: viewStateSchema }),

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { LandingRef } from '../../src/core/landing';
 import { EXTENSION_ID } from '../../src/shared/commands';
 import type { LifeThreadApi } from '../../src/host/extension';
 import { RUNNER_MARKER, phaseInfoSchema, type PhaseInfo, type RunnerRequest } from './runnerProtocol';
@@ -44,4 +45,9 @@ export async function waitFor<T>(probe: () => T | undefined | Promise<T | undefi
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, intervalMs));
   }
+}
+
+/** The `ref` of a `/land?ref=…` link (base64url of the LandingRef JSON, design §8), as a caller outside the extension writes it. */
+export function encodeRef(ref: LandingRef): string {
+  return Buffer.from(JSON.stringify(ref), 'utf8').toString('base64url');
 }

@@ -9,8 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { commandRowSchema, type CommandRow } from '../../src/core/schema';
-import { encodeTable } from '../../src/node/store';
-import { baseEnv, CLI, runCli, tempStores } from './helpers/cliHarness';
+import { baseEnv, CLI, encodeTable, runCli, tempStores } from './helpers/cliHarness';
 
 const stores = tempStores('lt-cli-frozen-');
 const T = '2026-10-03T12:00:00.000Z';

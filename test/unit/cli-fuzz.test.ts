@@ -11,7 +11,8 @@ import * as path from 'node:path';
 import * as os from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import { main } from '../../src/cli/main';
-import { commandRowSchema, reminderRowSchema, tableEnvelope, type ScheduleRow } from '../../src/core/schema';
+import { z } from 'zod';
+import { commandRowSchema, reminderRowSchema, type ScheduleRow } from '../../src/core/schema';
 import { SUPPORTED_SPAN_MS } from '../../src/core/time/limits';
 import { seededRandom } from './helpers/random';
 
@@ -157,6 +158,9 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, cwd: string): Promise
 }
 
 /** The fields a bad time, zone, clock, id or flag may be reported on. */
+/** The envelope of every table file (design §2). */
+const tableEnvelope = z.object({ schemaVersion: z.number().int().positive(), rows: z.array(z.unknown()) }).strict();
+
 const FIELDS = new Set(['when', 'cron', 'tz', 'now', 'text', 'command', 'id', 'timeout-minutes', 'store']);
 
 function checkTables(dir: string, label: string): number {

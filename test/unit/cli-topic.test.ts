@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { TopicDecisions } from '../../src/core/continuity';
-import { anchorOnQuote } from '../../src/core/export';
+import { anchorOnQuote } from './fixtures/messageAnchors';
 import { appendMessages, readDecisions, readExport, writeDecisions, writeStub } from '../../src/node/topicFiles';
 import { runCli, tempStores } from './helpers/cliHarness';
 

@@ -5,8 +5,9 @@
  * guard, dispatch --once and doctor.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { acquireLock } from '../../src/node/lock';
@@ -563,6 +564,7 @@ describe('life-thread CLI', { concurrency: 2 }, () => {
       quarantined: [],
       nextRuns: [],
       wakes: { total: 0, pending: 0, held: 0, delivering: 0, fired: 0, missed: 0, cancelled: 0, nextTimerAt: null },
+      locks: { reminders: { state: 'free' }, 'schedule-commands': { state: 'free' }, wakes: { state: 'free' } },
     });
     assert.match(await ok(['doctor', '--store', dir, '--now', t0]), /^Dispatcher: STALLED: no pass recorded yet/);
 
@@ -612,6 +614,53 @@ describe('life-thread CLI', { concurrency: 2 }, () => {
     assert.equal(afterWrite.quarantined.length, 1);
     assert.equal(afterWrite.quarantined[0]?.movedAside, true);
     assert.match(await ok(['doctor', '--store', dir, '--now', t0]), /Quarantined: 1 row\n {2}reminders\.quarantine\.json: .*colour/);
+  });
+
+  it('loads only what a verb needs: --help and a bad command only dist/cli.js, adds dist/cli-add.js, chrono only for the phrases that need it', () => {
+    const dir = freshStore();
+    /** The dist/ files a run of the CLI loaded, and its exit code. */
+    const loaded = (args: string[]): { files: string[]; code: number | null } => {
+      const probe = `process.on('exit', () => process.stderr.write('\\n' + JSON.stringify(Object.keys(require.cache)))); require(${JSON.stringify(CLI)});`;
+      const r = spawnSync(process.execPath, ['-e', probe, '--', 'cli.js', ...args], { env: baseEnv({ LIFE_THREAD_TZ: 'UTC' }), encoding: 'utf8' });
+      const last = r.stderr.trim().split('\n').pop() ?? '[]';
+      const files = (JSON.parse(last) as string[]).filter((f) => f.startsWith(path.join(REPO, 'dist'))).map((f) => path.basename(f));
+      return { files: files.sort(), code: r.status };
+    };
+    assert.deepEqual(loaded(['--help']), { files: ['cli.js'], code: 0 });
+    assert.deepEqual(loaded(['--version']), { files: ['cli.js'], code: 0 });
+    assert.deepEqual(loaded(['remind', 'ad']), { files: ['cli.js'], code: 2 });
+    assert.deepEqual(loaded(['remind', 'add', '--text', 'x', '--when', 'in 20 minutes', '--colour', 'blue']), { files: ['cli.js'], code: 2 });
+    assert.deepEqual(loaded(['remind', 'add', '--store', dir, '--text', 'x', '--when', 'in 20 minutes']), { files: ['cli-add.js', 'cli.js'], code: 0 });
+    assert.deepEqual(loaded(['schedule', 'add-command', '--store', dir, '--command', 'true', '--cron', '0 9 * * 1-5']), { files: ['cli-add.js', 'cli.js'], code: 0 });
+    assert.deepEqual(loaded(['remind', 'add', '--store', dir, '--text', 'x', '--when', 'October 3rd 2099 at 9am']), { files: ['cli-add.js', 'cli-chrono.js', 'cli.js'], code: 0 });
+    assert.deepEqual(loaded(['remind', 'list', '--store', dir]), { files: ['cli-main.js', 'cli.js'], code: 0 });
+  });
+
+  it('doctor names each table lock: free, held by a live process, or abandoned by one that is gone', async () => {
+    const dir = freshStore();
+    await json(['remind', 'add', '--store', dir, '--text', 'a', '--when', 'in 2 hours']);
+    // A lock left by a process that died holding it (its pid no longer runs).
+    const gone = spawnSync(process.execPath, ['-e', '0']).pid;
+    const lockDir = path.join(dir, '.locks', 'reminders.json');
+    const at = new Date().toISOString();
+    fs.writeFileSync(path.join(lockDir, '999999999'), JSON.stringify({ state: 'held', token: 'tok-abandoned', pid: gone, host: os.hostname(), at }));
+    const held = await acquireLock(path.join(dir, '.locks', 'schedule-commands.json'), { waitMs: 1000 });
+    try {
+      type L = { state: string; holder?: { pid: number; host: string; at: string } };
+      const doc = (await json(['doctor', '--store', dir])) as { locks: Record<string, L> };
+      assert.deepEqual(doc.locks.reminders, { state: 'abandoned', holder: { pid: gone, host: os.hostname(), at } });
+      assert.equal(doc.locks['schedule-commands']?.state, 'held');
+      assert.equal(doc.locks['schedule-commands']?.holder?.pid, process.pid);
+      assert.deepEqual(doc.locks.wakes, { state: 'free' });
+      const human = await ok(['doctor', '--store', dir, '--tz', 'UTC']);
+      assert.match(human, new RegExp(`\\nLocks: reminders\\.json abandoned by pid ${gone} on \\S+ since .*\\(its process is gone; the next writer takes the lock over\\); schedule-commands\\.json held by pid ${process.pid} .*; wakes\\.json free\\n`));
+    } finally {
+      await held.release();
+    }
+    // The next writer takes the abandoned lock over, and doctor then reports it free.
+    await json(['remind', 'add', '--store', dir, '--text', 'b', '--when', 'in 3 hours']);
+    const after = (await json(['doctor', '--store', dir])) as { locks: Record<string, { state: string }> };
+    assert.deepEqual(after.locks, { reminders: { state: 'free' }, 'schedule-commands': { state: 'free' }, wakes: { state: 'free' } });
   });
 
   it('--json output is one JSON document for every verb, even with many rows', async () => {

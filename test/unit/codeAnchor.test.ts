@@ -2,24 +2,22 @@
  * CodeAnchor re-resolution (design §4): a realistic TypeScript file edited in the ways code moves —
  * lines inserted above, the symbol moved, renamed, re-indented, duplicated, deleted, the file cut
  * short, CRLF line endings — and the ladder exact → symbol → excerpt → orphaned says which step found
- * the excerpt and why. Also the hash, the schema and the `#L10-L20` fragments of deep links.
+ * the excerpt and why. Also the hash, the schema and the `#L10-L20` fragments of deep links as the landing reads them.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { InputError } from '../../src/core/errors';
+import { parseDeepLink } from '../../src/core/landing';
 import {
   AnchorIndexCache,
-  anchorHashMatches,
   codeAnchorSchema,
   formatRange,
   hashExcerpt,
   makeAnchor,
   normalizeWhitespace,
-  parseLineFragment,
   prepareText,
   rangeSchema,
-  resolveAnchor,
   resolveAnchorIn,
   textIn,
   type CodeAnchor,
@@ -28,6 +26,11 @@ import {
 } from '../../src/core/codeAnchor';
 
 const PATH = '/work/shop/src/cart.ts';
+
+/** One anchor against one text, through the product's path (an index of the text, then the ladder). */
+function resolveAnchor(text: string, anchor: CodeAnchor, locateSymbol?: SymbolLocator): ReturnType<typeof resolveAnchorIn> {
+  return resolveAnchorIn(prepareText(text), anchor, locateSymbol);
+}
 
 const CART = `import type { Gateway, Money, Receipt } from './money';
 
@@ -433,7 +436,7 @@ describe('hashExcerpt and the schema', () => {
   it('makeAnchor makes a valid anchor; the schema rejects bad ones', () => {
     const a = loopAnchor();
     assert.deepEqual(codeAnchorSchema.parse(a), a);
-    assert.ok(anchorHashMatches(a));
+    assert.equal(hashExcerpt(a.excerpt), a.excerptHash);
     assert.ok(codeAnchorSchema.safeParse({ ...a, path: 'C:\\shop\\src\\cart.ts' }).success);
     assert.ok(codeAnchorSchema.safeParse({ ...a, commit: undefined }).success);
     const bad: [string, unknown][] = [
@@ -450,7 +453,7 @@ describe('hashExcerpt and the schema', () => {
       ['no symbol', { ...a, symbol: undefined }],
     ];
     for (const [what, v] of bad) assert.equal(codeAnchorSchema.safeParse(v).success, false, what);
-    assert.equal(anchorHashMatches({ ...a, excerpt: `${a.excerpt}x` }), false);
+    assert.notEqual(hashExcerpt(`${a.excerpt}x`), a.excerptHash);
     assert.ok(rangeSchema.safeParse(wholeLines(2, 0)).success, 'an empty range is a valid range');
   });
 
@@ -467,34 +470,30 @@ describe('hashExcerpt and the schema', () => {
   });
 });
 
-describe('formatRange and parseLineFragment (deep links #L10-L20)', () => {
-  it('parses whole-line fragments to 0-based ranges', () => {
-    assert.deepEqual(parseLineFragment('#L10-L20'), { start: { line: 9, character: 0 }, end: { line: 20, character: 0 } });
-    assert.deepEqual(parseLineFragment('#L10'), { start: { line: 9, character: 0 }, end: { line: 10, character: 0 } });
-    assert.deepEqual(parseLineFragment('L3-4'), { start: { line: 2, character: 0 }, end: { line: 4, character: 0 } });
-    assert.deepEqual(parseLineFragment('#L7-L7'), { start: { line: 6, character: 0 }, end: { line: 7, character: 0 } });
-  });
+describe('formatRange and the deep links #L10-L20 it writes', () => {
+  /** The lines a `file://` deep link names, as the landing reads them (1-based, inclusive), as a whole-line range. */
+  const linesOf = (fragment: string): TextRange => {
+    const link = parseDeepLink(`file://${PATH}#${fragment}`, ['vscode']);
+    assert.equal(link.kind, 'file');
+    if (link.kind !== 'file' || link.startLine === undefined) throw new Error(`no lines in ${fragment}`);
+    return wholeLines(link.startLine - 1, (link.endLine ?? link.startLine) - link.startLine + 1);
+  };
 
-  it('rejects L0, reversed and non-numeric fragments', () => {
-    for (const bad of ['#L0', '#L0-L3', '#L20-L10', '#Lx', '#L10-', '#L10-Lx', '#10', '', '#', '#L1.5', '#L-3', '#L010', '#L1-L2-L3', '#L99999999999', '#l10']) {
-      assert.equal(parseLineFragment(bad), null, bad);
-    }
-  });
-
-  it('formats 1-based inclusive lines and round-trips', () => {
+  it('formats 1-based inclusive lines, and the landing reads them back', () => {
     assert.equal(formatRange({ start: { line: 11, character: 4 }, end: { line: 13, character: 7 } }), 'L12-L14');
     assert.equal(formatRange(wholeLines(11, 3)), 'L12-L14');
     assert.equal(formatRange({ start: { line: 4, character: 2 }, end: { line: 4, character: 9 } }), 'L5');
     assert.equal(formatRange(wholeLines(4, 1)), 'L5');
     assert.equal(formatRange(wholeLines(4, 0)), 'L5');
-    for (const f of ['L1', 'L12-L14', 'L100-L250', 'L3']) {
-      const r = parseLineFragment(`#${f}`);
-      assert.ok(r);
-      assert.equal(formatRange(r), f);
-      assert.deepEqual(parseLineFragment(`#${formatRange(r)}`), r);
-    }
+    for (const f of ['L1', 'L12-L14', 'L100-L250', 'L3']) assert.equal(formatRange(linesOf(f)), f);
     const anchor = loopAnchor();
-    assert.deepEqual(parseLineFragment(`#${formatRange(anchor.range)}`), anchor.range);
+    assert.deepEqual(linesOf(formatRange(anchor.range)), anchor.range);
+  });
+
+  it('the landing refuses L0, reversed and non-numeric fragments', () => {
+    for (const bad of ['L0', 'L0-L3', 'L20-L10', 'Lx', 'L10-', 'L10-Lx', '10', 'L1.5', 'L-3', 'L1-L2-L3', 'L99999999999', 'l10']) {
+      assert.throws(() => parseDeepLink(`file://${PATH}#${bad}`, ['vscode']), InputError, bad);
+    }
   });
 });
 

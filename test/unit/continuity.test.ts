@@ -28,7 +28,8 @@ import {
   type HandoverOps,
   type TopicDecisions,
 } from '../../src/core/continuity';
-import { anchorOnQuote, buildExport, type TranscriptMessage } from '../../src/core/export';
+import { buildExport, type TranscriptMessage } from '../../src/core/export';
+import { anchorOnQuote } from './fixtures/messageAnchors';
 import type { ExportRecord, MessageAnchor } from '../../src/core/transcript';
 import { REPO } from './helpers/cliHarness';
 

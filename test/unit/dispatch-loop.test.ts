@@ -14,7 +14,7 @@ import { commandRowSchema, reminderRowSchema, type CommandRow, type Fact, type R
 import { DispatchLoop, HEARTBEAT_EVERY_MS, MAX_SLEEP_MS } from '../../src/node/dispatchLoop';
 import { dispatchOnce, type Firer } from '../../src/node/fire';
 import { lockState } from '../../src/node/lock';
-import { faultyFs, type Fault } from '../../src/node/fs-seam';
+import { faultyFs, type Fault } from './fixtures/faultyFs';
 import { ScheduleStore, type PassOutcome } from '../../src/node/schedule';
 import { PULSE_FILE, StoreError } from '../../src/node/store';
 import { FakeTime } from './helpers/fakeTime';

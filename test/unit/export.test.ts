@@ -8,8 +8,6 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { InputError } from '../../src/core/errors';
 import {
-  anchorOn,
-  anchorOnQuote,
   buildExport,
   buildRecords,
   fenceFor,
@@ -22,6 +20,7 @@ import {
   type TranscriptMessage,
 } from '../../src/core/export';
 import { messageHash, type ExportRecord } from '../../src/core/transcript';
+import { anchorOnQuote } from './fixtures/messageAnchors';
 
 const MESSAGES: TranscriptMessage[] = [
   { id: 'm-1', role: 'user', time: '2026-07-18T09:00:00.000Z', text: 'Сделаем Partition: пара TopicDecisions + Handover ops.' },
@@ -292,13 +291,3 @@ describe('resolveMessageAnchor (the ladder for a message anchor)', () => {
   });
 });
 
-describe('anchorOn', () => {
-  const rec = buildExport('t', MESSAGES).records[1] as ExportRecord;
-  it('takes the quote from the text', () => {
-    assert.deepEqual(anchorOn(rec, 0, 7), { msgId: 'm-2', start: 0, end: 7, quote: 'Agreed.' });
-  });
-  it('refuses an empty or out-of-range span', () => {
-    assert.throws(() => anchorOn(rec, 3, 3), InputError);
-    assert.throws(() => anchorOn(rec, 0, rec.text.length + 1), InputError);
-  });
-});

@@ -15,10 +15,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { carryForward, lintDecisions, makeOps, renderOpsMarkdown, resumePack, type TopicDecisions } from '../../src/core/continuity';
 import { InputError } from '../../src/core/errors';
-import { anchorOnQuote } from '../../src/core/export';
+import { anchorOnQuote } from './fixtures/messageAnchors';
 import { checkOps, gitState, isIgnored, parsePorcelainZ, runGit } from '../../src/node/git';
 import {
-  appendMessage,
   appendMessages,
   listTopics,
   nextPartition,
@@ -207,9 +206,9 @@ describe('topic files', () => {
   });
 
   it('appends to the live transcript (redacted) and reads it back; a torn last line is reported', async () => {
-    await appendMessage(dir, { id: 'm-1', role: 'user', time: '2026-07-18T09:00:00Z', text: 'Один гибридный handoff-файл отклонён. password=hunter2' });
-    await appendMessage(dir, { id: 'm-2', role: 'assistant', time: '2026-07-18T09:01:00Z', text: 'Agreed: TopicDecisions first, ops by link.' });
-    await assert.rejects(appendMessage(dir, { id: '', role: 'user', time: 't', text: '' }), InputError);
+    await appendMessages(dir, [{ id: 'm-1', role: 'user', time: '2026-07-18T09:00:00Z', text: 'Один гибридный handoff-файл отклонён. password=hunter2' }]);
+    await appendMessages(dir, [{ id: 'm-2', role: 'assistant', time: '2026-07-18T09:01:00Z', text: 'Agreed: TopicDecisions first, ops by link.' }]);
+    await assert.rejects(appendMessages(dir, [{ id: '', role: 'user', time: 't', text: '' }]), InputError);
     const t = await readTranscript(dir);
     assert.deepEqual(
       t.messages.map((m) => m.id),
@@ -289,7 +288,7 @@ describe('topic files', () => {
     ]);
     const harnessOnly = await pendingSpan(dir);
     assert.deepEqual([harnessOnly.messages.length, harnessOnly.conversation], [2, 0], 'a /resume turn is not something new to hand over');
-    await appendMessage(dir, { id: 'm-5', role: 'user', time: '2026-07-18T13:01:00Z', text: 'Next window.' });
+    await appendMessages(dir, [{ id: 'm-5', role: 'user', time: '2026-07-18T13:01:00Z', text: 'Next window.' }]);
     assert.equal(await nextPartition(dir), 2);
     const r = await writeStub(dir, 'adcm-partition', { now: new Date(NOW.getTime() + 3_600_000), repo: await gitState(repo) });
     assert.equal(r.partition, 2);
@@ -311,7 +310,7 @@ describe('topic files', () => {
     assert.equal(lintDecisions({ ...carried, frame: 'f', accepted: [], new: [], next: ['n'] }, r.export.records).ok, false, 'against the new span alone it would not stand');
     assert.equal(await nextPartition(dir), 3);
     // Partition again before the stub was filled: the same partition, the same carried items, the span since partition 1.
-    await appendMessage(dir, { id: 'm-6', role: 'assistant', time: '2026-07-18T13:02:00Z', text: 'One more.' });
+    await appendMessages(dir, [{ id: 'm-6', role: 'assistant', time: '2026-07-18T13:02:00Z', text: 'One more.' }]);
     const again = await writeStub(dir, 'adcm-partition', { now: new Date(NOW.getTime() + 7_200_000), repo: null });
     assert.deepEqual([again.partition, again.archived, again.decisions.previous], [2, null, 1]);
     assert.deepEqual(again.export.records.map((x) => x.id), ['m-3', 'm-4', 'm-5', 'm-6']);
@@ -341,7 +340,7 @@ describe('topic files', () => {
   });
 
   it('lists topics', async () => {
-    await appendMessage(topicDir(root, 'other.topic'), { id: 'x', role: 'user', time: '2026-07-18T09:00:00Z', text: 'hi' });
+    await appendMessages(topicDir(root, 'other.topic'), [{ id: 'x', role: 'user', time: '2026-07-18T09:00:00Z', text: 'hi' }]);
     mkdirSync(join(repo, '.life-thread', 'topics', '..bad'), { recursive: true });
     const list = await listTopics(root, '.life-thread');
     assert.deepEqual(

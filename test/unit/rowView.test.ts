@@ -153,9 +153,14 @@ describe('reminder facts', () => {
     assert.equal(factLine(firedReminder({ delivered: true, lateMs: 59_000 }), NOW).text, `delivered ${FIRED_AT}`);
   });
 
+  it('delivered as written because no model is connected: a normal state, short, not an error', () => {
+    const row = firedReminder({ delivered: true, via: 'feed', error: 'no language model is available (install Copilot, or set lifeThread.openai.baseUrl for an OpenAI-compatible endpoint)' });
+    assert.deepEqual(factLine(row, NOW), { text: `delivered as written (no model) ${FIRED_AT}`, tone: 'ok' });
+  });
+
   it('delivered with a turn error (the text delivered as written): the reason, tone error', () => {
-    const row = firedReminder({ delivered: true, via: 'feed', error: 'no language model is available' });
-    assert.deepEqual(factLine(row, NOW), { text: `delivered ${FIRED_AT} via feed (turn failed: no language model is available)`, tone: 'error' });
+    const row = firedReminder({ delivered: true, via: 'feed', error: 'the turn failed: rate limited' });
+    assert.deepEqual(factLine(row, NOW), { text: `delivered ${FIRED_AT} via feed (turn failed: the turn failed: rate limited)`, tone: 'error' });
   });
 
   it('a recurring reminder with missed runs says how many', () => {

@@ -331,6 +331,24 @@ describe('fireCommandRow', () => {
     assert.match(log, /Authorization: Bearer \[REDACTED\]\n\[life-thread\] exit code 1 after [\d.]+ s\n$/);
   });
 
+  it('a run whose whole timeout passed between claim and start (a stopped dispatcher) is not started: timedOut, the reason, no spawn', async () => {
+    const dir = freshDir();
+    const work = freshDir();
+    const store = new ScheduleStore({ dir });
+    const { row, run } = await claimed(store, 'echo ran >> ran.txt', work, 1);
+    // The reproduction: SIGSTOP after the claim, CONT minutes later. Before, the command still
+    // started with 0 ms left, and its fact said exit 0 and "timed out after 2 min; the process group was killed".
+    const late: ClaimedRun = { ...run, firedAt: new Date(Date.now() - 61_000).toISOString() };
+    const fact = await fireCommandRow(row, late, { storeDir: dir, store });
+    assert.equal(fs.existsSync(path.join(work, 'ran.txt')), false, 'the command did not run');
+    assert.equal(fact.timedOut, true);
+    assert.equal(fact.exitCode, null);
+    assert.equal(fact.durationMs, 0);
+    assert.match(fact.error ?? '', /^not started: its 1 min timeout, counted from the claim at .*, had passed/);
+    assert.doesNotMatch(fact.error ?? '', /killed/);
+    assert.match((await readLog(dir, row.id)) ?? '', /^\[life-thread\] timed out after 0\.00 s: not started/);
+  });
+
   it('counts the timeout from the claim, not from the spawn', async () => {
     const dir = freshDir();
     const store = new ScheduleStore({ dir });

@@ -16,7 +16,7 @@ import { after, before, describe, it } from 'node:test';
 import { InputError } from '../../src/core/errors';
 import type { LandingRef } from '../../src/core/landing';
 import { CLI_WAKE_FIELDS, LOG_TAIL_BYTES, parseWakeInput, PAYLOAD_MAX_BYTES, wakeInputSchema, type DeskState, type JobStatus, type NewWake, type WakeInputResult, type WakeWhen } from '../../src/core/wake/contract';
-import { coalesce, worseStatus, type WakeTrigger } from '../../src/core/wake/coalesce';
+import { coalesce, type WakeTrigger } from '../../src/core/wake/coalesce';
 import { jobStatus, pulseEventOfRow, pulseWakeIds, renderPulse, summaryFromLogTail, type PulseEvent } from '../../src/core/wake/pulse';
 import { capRoom, claimDueTimers, newWakeRow, UNREACHABLE_FALLBACK_MS, unreachableTooLong, wakeRowSchema, type WakeRow } from '../../src/core/wake/row';
 import type { Owner } from '../../src/core/schema';
@@ -520,10 +520,12 @@ describe('coalesce', () => {
   });
 
   it('ranks failed > lost > unknown > succeeded; later wins a tie', () => {
-    assert.equal(worseStatus('succeeded', 'unknown'), 'unknown');
-    assert.equal(worseStatus('unknown', 'lost'), 'lost');
-    assert.equal(worseStatus('failed', 'lost'), 'failed');
     const ev = (at: number, status: JobStatus, id: string): WakeTrigger => ({ reason: 'job.done', at, job: { id, status, exitCode: null }, summary: id });
+    const worst = (...statuses: JobStatus[]): JobStatus | undefined => coalesce(statuses.map((s, i) => ev(i * 10, s, s)))[0]?.job?.status;
+    assert.equal(worst('succeeded', 'unknown'), 'unknown');
+    assert.equal(worst('unknown', 'lost'), 'lost');
+    assert.equal(worst('failed', 'lost'), 'failed');
+    assert.equal(worst('lost', 'failed', 'unknown', 'succeeded'), 'failed');
     assert.equal(coalesce([ev(0, 'unknown', 'a'), ev(10, 'lost', 'b'), ev(20, 'succeeded', 'c')])[0]?.job?.id, 'b');
     assert.equal(coalesce([ev(0, 'lost', 'a'), ev(10, 'lost', 'b')])[0]?.summary, 'b');
   });

@@ -133,13 +133,8 @@ function cachedCron(expr: string, tz: string): Cron {
 /**
  * Rejects syntax errors, never-firing patterns and patterns that fire more often than the kind
  * allows at any point in the coming year (DST days included). Throws InputError(field, why);
- * a bad zone is reported on `tz`.
+ * a bad zone is reported on `tz`. Returns the normalised expression, the zone as stored and the first run.
  */
-export function validateCron(expr: string, tz: string, kind: RowKind, now: Date, field = 'cron'): void {
-  checkCron(expr, tz, kind, now, field);
-}
-
-/** validateCron that also returns the normalised expression, the zone as stored and the first run. */
 export function checkCron(expr: string, tz: string, kind: RowKind, now: Date, field: string): { expr: string; tz: string; first: number } {
   const zone = validateZone(tz, 'tz');
   const e = normalizeCron(expr, field);

@@ -91,6 +91,28 @@ function relativeWords(diffMs: number): string {
   return diffMs > 0 ? `in ${span}` : `${span} ago`;
 }
 
+/** Zones that are UTC itself (not merely at offset 0 now, as London in winter). */
+function isUtcZone(tz: string): boolean {
+  return /^(?:Etc\/)?(?:UTC|UCT|GMT|Zulu|Universal|Greenwich)(?:[+-]0)?$/i.test(tz);
+}
+
+/**
+ * A schedule as words the `when` box reads back to the same schedule (Move pre-fills it):
+ * "2026-10-03 09:00" in `tz`, "every 1800s", "cron 0 9 * * 1-5".
+ */
+export function scheduleAsWhen(schedule: Schedule, tz: string): string {
+  switch (schedule.kind) {
+    case 'once': {
+      const z = zoned(Date.parse(schedule.at), tz);
+      return `${z.year}-${pad2(z.month)}-${pad2(z.day)} ${pad2(z.hour)}:${pad2(z.minute)}${z.second !== 0 ? `:${pad2(z.second)}` : ''}`;
+    }
+    case 'every':
+      return `every ${formatDuration(schedule.seconds).replace(/ /g, '')}`;
+    case 'cron':
+      return `cron ${schedule.expr}`;
+  }
+}
+
 /** "Fri 3 Oct 09:00 CEST (07:00Z), in 2 h 14 min"; the year appears when it is not now's year. */
 export function describeInstant(at: Date, tz: string, now: Date): string {
   const ms = at.getTime();
@@ -98,6 +120,8 @@ export function describeInstant(at: Date, tz: string, now: Date): string {
   const n = zoned(now.getTime(), tz);
   const u = zoned(ms, 'UTC');
   const local = `${dateWords(z, z.year !== n.year)} ${hm(z)} ${zoneAbbr(ms, tz)}`;
+  // In a zone that is UTC the second reading would only repeat the first.
+  if (z.offsetNanoseconds === 0 && isUtcZone(tz)) return `${local}, ${relativeWords(ms - now.getTime())}`;
   const utc = u.toPlainDate().equals(z.toPlainDate()) ? `${hm(u)}Z` : `${dateWords(u, u.year !== z.year)} ${hm(u)}Z`;
   return `${local} (${utc}), ${relativeWords(ms - now.getTime())}`;
 }

@@ -6,7 +6,8 @@
  * Library rule (notes/faults.md): chrono-node ignores IANA zones, so it only supplies wall-clock
  * fields, and Temporal turns them into instants.
  */
-import * as chrono from 'chrono-node';
+import type * as Chrono from 'chrono-node';
+import type * as ChronoParse from './chronoParse';
 import { Temporal } from 'temporal-polyfill';
 import { InputError } from '../errors';
 import type { Schedule } from '../schema';
@@ -25,6 +26,14 @@ import {
   type TimeOfDay,
 } from './words';
 import { validateZone, zoned } from './zone';
+
+/** chrono-node, loaded on the first phrase our own readers leave to it (it costs a CLI call a tenth of its start). */
+let chronoModule: typeof ChronoParse | undefined;
+function chrono(): typeof ChronoParse {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  chronoModule ??= require('./chronoParse') as typeof ChronoParse;
+  return chronoModule;
+}
 
 export type ParsedWhen = { schedule: Schedule; nextRunAt: Date; description: string };
 
@@ -168,9 +177,9 @@ function readWithChrono(original: string, tz: string, nowMs: number, field: stri
   const text = original.trim().replace(/[.!]+$/, '');
   const w = zoned(nowMs, tz);
   const ref = new Date(w.year, w.month - 1, w.day, w.hour, w.minute, w.second);
-  let results: chrono.ParsedResult[];
+  let results: Chrono.ParsedResult[];
   try {
-    results = chrono.parse(text, ref, { forwardDate: true });
+    results = chrono().parse(text, ref, { forwardDate: true });
   } catch {
     return null;
   }
@@ -283,4 +292,18 @@ export function parseWhen(input: {
   const schedule: Schedule = { kind: 'once', at: at.toISOString() };
   const description = describeSchedule(schedule, at, tz, input.now) + (once.note === null ? '' : `; ${once.note}`);
   return { schedule, nextRunAt: at, description };
+}
+
+/**
+ * What a confirmation shows for a caller's `when`/`cron`: the resolved schedule in words ("Once, Fri 3 Oct
+ * 09:00 CEST (07:00Z), in 2 min") followed by the words given, or the words and why they cannot be read.
+ */
+export function whenConfirmation(input: { when?: string; cron?: string }, tz: string, kind: RowKind, now: Date): string {
+  const words = input.when ?? (input.cron !== undefined ? `cron ${input.cron}` : '');
+  try {
+    const parsed = parseWhen({ when: input.when, cron: input.cron, tz, kind, now });
+    return `${parsed.description} (\u201c${words}\u201d)`;
+  } catch (err) {
+    return `\u201c${words}\u201d (${err instanceof InputError ? err.reason : String(err)})`;
+  }
 }

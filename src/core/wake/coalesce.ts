@@ -40,11 +40,6 @@ export interface CoalescedWake extends PulseEvent {
 const STATUS_RANK: Record<JobStatus, number> = { failed: 3, lost: 2, unknown: 1, succeeded: 0 };
 const REASON_RANK: Record<WakeWhen, number> = { 'job.done': 3, 'scm.changed': 2, 'presence.online': 1, timer: 0 };
 
-/** The worse of two statuses: failed > lost > unknown > succeeded. */
-export function worseStatus(a: JobStatus, b: JobStatus): JobStatus {
-  return STATUS_RANK[b] > STATUS_RANK[a] ? b : a;
-}
-
 /**
  * Groups job, scm and presence triggers of the same thread that arrive within `windowMs` of the
  * group's first one into one wake: the reason is the weightiest (job.done > scm.changed >

@@ -26,10 +26,10 @@ export const PULSE_SUMMARY_MAX = 160;
 /** How much of a job's log the finish pipeline reads: its last 64 KB, never the whole log. */
 export const LOG_TAIL_BYTES = 64 * 1024;
 export const COALESCE_WINDOW_MS = 250;
+/** The default of `lifeThread.wake.maxPerHour` (package.json says the same). */
 export const MAX_WAKES_PER_HOUR = 12;
 /** Fired wakes stay listed this long (like fired reminders), then a pass cleans them. */
 export const WAKE_RETENTION_MS = 24 * 3600_000;
-export const WAKE_HEARTBEAT_STALE_MS = 120_000;
 
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
@@ -178,7 +178,6 @@ export const wakeInputSchema = z
       ),
   })
   .strict();
-export type WakeInput = z.infer<typeof wakeInputSchema>;
 
 export type WakeField = 'text' | 'payload' | 'delay_seconds' | 'at' | 'when' | 'job_id' | 'thread_id' | 'cancel_token' | 'landing' | 'tz';
 /** Field names as the caller spells them (the CLI says `delay-seconds`, `on`, `job-id`). */

@@ -35,12 +35,10 @@ import {
 } from './contract';
 
 export const wakeStatusSchema = z.enum(['pending', 'held', 'delivering', 'fired', 'missed', 'cancelled']);
-export type WakeStatus = z.infer<typeof wakeStatusSchema>;
 export const heldReasonSchema = z.enum(['paused', 'cap', 'busy', 'unreachable']);
 export type HeldReason = z.infer<typeof heldReasonSchema>;
 /** How a pulse reached its receiver (design §9). */
 export const wakeViaSchema = z.enum(['life', 'agent', 'mcp', 'wait', 'notification']);
-export type WakeVia = z.infer<typeof wakeViaSchema>;
 
 /** After this long unreachable, a pulse goes to a notification and the feed instead. */
 export const UNREACHABLE_FALLBACK_MS = 2 * 60_000;
@@ -81,23 +79,23 @@ export const wakeRowSchema = z
     cancelToken: z.string().min(1).max(CANCEL_TOKEN_MAX).optional(),
     /** The owner's zone the wake was read in, for showing its time back. */
     tz: z.string().min(1).max(64).optional(),
-    owner: ownerSchema.optional(),
+    owner: z.optional(ownerSchema),
     status: wakeStatusSchema,
     heldReason: heldReasonSchema.optional(),
-    heldAt: isoInstant.optional(),
+    heldAt: z.optional(isoInstant),
     /** Timer: when it fires; event wakes: null. */
-    nextRunAt: isoInstant.nullable(),
+    nextRunAt: z.nullable(isoInstant),
     createdAt: isoInstant,
     /** When its trigger came (the job ended, the timer came due, …). */
-    triggeredAt: isoInstant.optional(),
+    triggeredAt: z.optional(isoInstant),
     /** The first delivery that found no receiver: the notification fallback counts from here. */
-    unreachableSince: isoInstant.optional(),
-    firedAt: isoInstant.optional(),
-    cancelledAt: isoInstant.optional(),
+    unreachableSince: z.optional(isoInstant),
+    firedAt: z.optional(isoInstant),
+    cancelledAt: z.optional(isoInstant),
     fact: wakeFactSchema.optional(),
-    claim: claimSchema.optional(),
+    claim: z.optional(claimSchema),
     /** job.done: when the watching window saw the job start. */
-    jobStartedAt: isoInstant.optional(),
+    jobStartedAt: z.optional(isoInstant),
     /** Where the pulse lands (the caller's landing, or the job's evidence or code locus). */
     landing: landingRefSchema.optional(),
     desk: deskStateSchema.optional(),

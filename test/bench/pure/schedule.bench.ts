@@ -18,7 +18,7 @@ import type { ReminderRow } from '../../../src/core/schema';
 import { DispatchLoop } from '../../../src/node/dispatchLoop';
 import { dispatchOnce, type Firer } from '../../../src/node/fire';
 import { ScheduleStore } from '../../../src/node/schedule';
-import { encodeTable } from '../../../src/node/store';
+import { encodeTable } from '../../unit/helpers/cliHarness';
 import { percentile, round, writeFigures, type Figure } from '../figures';
 
 const RESULTS = process.env.LIFE_THREAD_RESULTS ?? join(process.cwd(), 'test-results');

@@ -65,6 +65,11 @@ export function tempStores(prefix: string): { root: () => string; freshStore: ()
   return { root: dirs.root, freshStore: dirs.freshDir };
 }
 
+/** A table file in the store's own layout, one row per line (src/node/store.ts encodeTableBytes), as a writer of this code leaves it minus the digest. */
+export function encodeTable(lines: readonly string[]): string {
+  return `{"schemaVersion":1,"rows":[\n${lines.length ? `${lines.join(',\n')}\n` : ''}]}\n`;
+}
+
 export function writeTable(dir: string, name: string, rows: unknown[], schemaVersion = 1): void {
   fs.writeFileSync(path.join(dir, `${name}.json`), `${JSON.stringify({ schemaVersion, rows }, null, 2)}\n`);
 }

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as vscode from 'vscode';
-import { encodeRef } from '../../../../../src/core/landing';
+import { encodeRef } from '../../../helpers';
 import { ChromeRemoteTransport } from '../../../../../src/node/cdpTransport';
 import type { OpenDeskResult } from '../../../../../src/host/desk';
 import type { LandResult } from '../../../../../src/host/landing';

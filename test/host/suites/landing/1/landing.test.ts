@@ -3,7 +3,8 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { makeAnchor } from '../../../../../src/core/codeAnchor';
-import { encodeRef, fileLink } from '../../../../../src/core/landing';
+import { fileLink } from '../../../../../src/core/landing';
+import { encodeRef } from '../../../helpers';
 import { messageHash, type ExportRecord } from '../../../../../src/core/transcript';
 import type { LandResult } from '../../../../../src/host/landing';
 import { lifeThread, waitFor } from '../../../helpers';

@@ -1,0 +1,196 @@
+/**
+ * `@life` without any language model (issue 16, design §9 "No model"), in the real workbench: only Life
+ * Thread's offline responder exists. `/doctor` answers; free text says how to connect a model, with
+ * buttons; `/wake` with explicit words adds a wake that arrives as an `@life` turn with its summary;
+ * `/remind` lists. Then the sidebar at 300 px in light, dark and high-contrast themes.
+ * Screenshots go to test-results/e2e-offline-*.png.
+ */
+import { after, before, describe, it } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { cpSync, mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, FrameLocator, Locator, Page } from 'playwright-core';
+import { ROOT, startCodeServer, type RunningServer } from '../runner/codeServer';
+import { launchBrowser } from '../runner/browser';
+import { ownExtension } from '../runner/install';
+
+const RESULTS = join(ROOT, 'test-results');
+const stateDir = join(RESULTS, 'e2e-offline');
+
+let server: RunningServer;
+let browser: Browser;
+let page: Page;
+
+async function shot(name: string, target?: Locator): Promise<void> {
+  const path = join(RESULTS, `e2e-offline-${name}.png`);
+  if (target) await target.screenshot({ path });
+  else await page.screenshot({ path });
+}
+
+async function runFromPalette(title: string, pick = title): Promise<void> {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 15_000 });
+  await input.fill(`>${title}`);
+  const item = page.locator('.quick-input-list .monaco-list-row', { hasText: pick }).first();
+  await item.waitFor({ state: 'visible', timeout: 15_000 });
+  // Click the row itself: Enter would take the list's first row, which the fuzzy sort may put elsewhere.
+  await item.click();
+}
+
+function chatInput(): Locator {
+  return page.locator('.interactive-input-part .monaco-editor').first();
+}
+
+async function send(text: string): Promise<void> {
+  const box = chatInput();
+  await box.waitFor({ state: 'visible', timeout: 30_000 });
+  await box.click();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.press('Backspace');
+  await page.keyboard.type(text);
+  await page.keyboard.press('Enter');
+}
+
+/** The last response in the chat that contains `text`. */
+function response(text: string | RegExp): Locator {
+  return page.locator('.interactive-item-container.interactive-response', { hasText: text }).last();
+}
+
+function sidebarFrame(): FrameLocator {
+  return page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+}
+
+describe('@life without a language model (Chromium driving code-server)', () => {
+  before(async () => {
+    rmSync(stateDir, { recursive: true, force: true });
+    mkdirSync(stateDir, { recursive: true });
+    const workspace = join(stateDir, 'workspace');
+    cpSync(join(ROOT, 'test', 'fixtures', 'workspace'), workspace, { recursive: true });
+    // No lifeThread.openai.* and no other model extension: the offline responder is the only model.
+    server = await startCodeServer({ stateDir, installExtensions: [ownExtension()], settings: { 'lifeThread.timeZone': 'UTC', 'git.openRepositoryInParentFolders': 'never' } });
+    browser = await launchBrowser(stateDir);
+    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}`);
+    await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
+    await page.locator('.activitybar .action-item a[aria-label^="Life Thread"]').waitFor({ state: 'visible', timeout: 60_000 });
+    await page.locator('.statusbar-item', { hasText: /healthy|STALLED|paused/ }).first().waitFor({ state: 'visible', timeout: 90_000 });
+  });
+
+  after(async () => {
+    if (page) await shot('last').catch(() => undefined);
+    await browser?.close().catch(() => undefined);
+    await server?.stop();
+  });
+
+  it('@life /doctor answers without a model', async () => {
+    // Life Thread puts the chat's model picker on its offline responder a few seconds after activation
+    // (once models of other extensions had the time to appear); a request before that meets no model.
+    await page.waitForTimeout(8000);
+    await runFromPalette('Chat: Open Chat');
+    // The trailing space closes the slash-command suggestions, which would otherwise take the Enter.
+    await send('@life /doctor ');
+    const answer = response('Life Thread Doctor');
+    await answer.waitFor({ state: 'visible', timeout: 60_000 });
+    assert.match((await answer.textContent()) ?? '', /Store/);
+    assert.equal(await page.getByText('Language model unavailable').count(), 0, 'VS Code refused the request');
+    await shot('1-doctor');
+  });
+
+  it('free text says how to connect a model, with buttons for the settings and the key', async () => {
+    await send('@life what failed in the nightly build?');
+    const answer = response('needs a language model');
+    await answer.waitFor({ state: 'visible', timeout: 60_000 });
+    assert.match((await answer.textContent()) ?? '', /lifeThread\.openai\.baseUrl/);
+    const settings = answer.locator('.monaco-button', { hasText: 'Open Model Settings' });
+    const key = answer.locator('.monaco-button', { hasText: 'Set API Key' });
+    assert.equal(await settings.isVisible(), true, 'no settings button');
+    assert.equal(await key.isVisible(), true, 'no key button');
+    await shot('2-free-text');
+    // The settings button opens the settings at lifeThread.openai.
+    await settings.click();
+    await page.locator('.settings-editor').waitFor({ state: 'visible', timeout: 30_000 });
+    await page.locator('.settings-editor .setting-item-contents', { hasText: 'Base URL' }).first().waitFor({ state: 'visible', timeout: 30_000 });
+    await shot('3-model-settings');
+    await page.keyboard.press('Control+W');
+  });
+
+  it('/wake with explicit words adds a wake; it arrives as an @life turn with its pulse; /remind lists', async () => {
+    await runFromPalette('Chat: Open Chat');
+    await send('@life /wake in 20 seconds: check the deploy');
+    const added = response('Wake added');
+    await added.waitFor({ state: 'visible', timeout: 60_000 });
+    await shot('4-wake-added');
+    const woken = response(/Woken \(w-/);
+    await woken.waitFor({ state: 'visible', timeout: 120_000 });
+    const text = (await woken.textContent()) ?? '';
+    assert.match(text, /check the deploy/);
+    assert.match(text, /Timer/);
+    await woken.scrollIntoViewIfNeeded();
+    await shot('5-woken');
+    await send('@life /remind list ');
+    await response('No reminders').waitFor({ state: 'visible', timeout: 60_000 });
+    await send('@life /wake sometime maybe');
+    const forms = response('reads these forms');
+    await forms.waitFor({ state: 'visible', timeout: 60_000 });
+    await shot('6-wake-forms');
+  });
+
+  it('the sidebar at 300 px in light, dark and high-contrast themes', async () => {
+    // A reminder that fires while no model exists: delivered as written, a normal state.
+    await runFromPalette('Life Thread: Add Reminder…');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: 15_000 });
+    await input.fill('stretch your legs and look at the deploy dashboard');
+    await page.keyboard.press('Enter');
+    await page.locator('.quick-input-widget', { hasText: 'when?' }).waitFor({ state: 'visible', timeout: 15_000 });
+    await input.fill('in 15 seconds');
+    await page.locator('.quick-input-widget', { hasText: /Once, .* UTC, in / }).waitFor({ state: 'visible', timeout: 10_000 });
+    await page.keyboard.press('Enter');
+    await page.locator('.activitybar .action-item a[aria-label^="Life Thread"]').click();
+    const frame = sidebarFrame();
+    const row = frame.locator('.row', { hasText: 'stretch your legs' });
+    await row.waitFor({ state: 'visible', timeout: 30_000 });
+    // A UTC zone is named once.
+    assert.doesNotMatch((await row.locator('.row-when').textContent()) ?? '', /UTC \(/);
+    await row.locator('.row-fact', { hasText: 'delivered as written (no model)' }).waitFor({ state: 'visible', timeout: 120_000 });
+    assert.match((await row.locator('.row-fact').getAttribute('class')) ?? '', /tone-ok/);
+    // Fired for good: no Run now or Move; Remove names the text.
+    await row.hover();
+    assert.equal(await row.getByRole('button', { name: /^Run / }).count(), 0);
+    assert.equal(await row.getByRole('button', { name: /^Move / }).count(), 0);
+    assert.equal(await row.getByRole('button', { name: /^Remove “stretch your legs/ }).count(), 1);
+    // The sidebar at 300 px: drag its sash.
+    const sidebar = page.locator('.part.sidebar');
+    const box = await sidebar.boundingBox();
+    assert.ok(box);
+    await page.mouse.move(box.x + box.width - 1, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(box.x + 300, box.y + box.height / 2, { steps: 5 });
+    await page.mouse.up();
+    const width = (await sidebar.boundingBox())?.width ?? 0;
+    assert.ok(Math.abs(width - 300) <= 8, `sidebar is ${width}px wide`);
+    // Rows use the sidebar's width: the text column takes the room beside the actions.
+    const rowBox = await row.boundingBox();
+    const mainBox = await row.locator('.row-main').boundingBox();
+    assert.ok(rowBox && mainBox && mainBox.width > rowBox.width * 0.75, `row text uses ${mainBox?.width ?? 0} of ${rowBox?.width ?? 0}px`);
+    // Themes as a user picks them: Preferences: Color Theme, type the name, Enter.
+    for (const [theme, name, cls] of [
+      ['Light Modern', 'light', 'vs'],
+      ['Dark Modern', 'dark', 'vs-dark'],
+      ['Dark High Contrast', 'hc-dark', 'hc-black'],
+      ['Light High Contrast', 'hc-light', 'hc-light'],
+    ] as const) {
+      await runFromPalette('Preferences: Color Theme');
+      // The theme list is there (its title is only a placeholder, which text matching does not see).
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Dark Modern' }).first().waitFor({ state: 'visible', timeout: 15_000 });
+      await page.keyboard.type(theme);
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: theme }).first().waitFor({ state: 'visible', timeout: 15_000 });
+      await page.keyboard.press('Enter');
+      await page.locator(`.monaco-workbench.${cls}`).waitFor({ state: 'attached', timeout: 30_000 });
+      await page.waitForTimeout(1000);
+      await row.hover();
+      await shot(`sidebar-${name}`, sidebar);
+    }
+  });
+});
