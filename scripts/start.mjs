@@ -2,7 +2,7 @@
 // with Life Thread installed and a demo workspace open. Prints the URL; Ctrl+C stops it cleanly.
 // While one runs, another `npm start` in the same checkout prints the first one's URL and pid and exits 0.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { claimStart, isLive } from './startLock.mjs';
@@ -55,13 +55,9 @@ const { ownExtension } = require(join(root, 'out/test/runner/install.js'));
 
 const workspace = join(stateDir, 'workspace');
 if (!existsSync(workspace)) {
-  cpSync(join(root, 'demo'), workspace, { recursive: true });
-  // Its own repository, so the demo's Handover ops describe the demo, not the project around it.
-  const git = (...args) => spawnSync('git', ['-c', 'user.name=Life Thread demo', '-c', 'user.email=demo@example.invalid', '-c', 'init.defaultBranch=main', '-c', 'commit.gpgsign=false', ...args], { cwd: workspace, stdio: 'ignore' });
-  if (git('init', '-q').status === 0) {
-    git('add', '-A');
-    git('commit', '-q', '-m', 'Life Thread demo workspace');
-  }
+  // Its own repository with a small history and a sample topic, so the demo's Handover ops describe the demo, not the project around it.
+  const { makeDemoWorkspace } = require(join(root, 'out/test/runner/demoWorkspace.js'));
+  await makeDemoWorkspace(workspace);
 }
 const wantedPort = Number(process.env.PORT || process.env.LIFE_THREAD_PORT || 8080);
 const port = await isFree(wantedPort) ? wantedPort : await freePort();

@@ -25,6 +25,7 @@ import { HostDesk, registerDesk } from './desk';
 import { Continuity } from './continuity';
 import { WakeFeature } from './wakeFeature';
 import { registerWakeSurfaces } from './wakeCommands';
+import { registerWalkthrough } from './walkthrough';
 import { CommandJobs } from './jobs';
 import { ScheduleStore } from '../node/schedule';
 import { FeedFeature } from './feedFeature';
@@ -226,6 +227,7 @@ export async function activate(context: vscode.ExtensionContext, registrar?: Reg
     jobs.onDidEndJob((e) => wakes.triggers.commandEnded({ source: 'command', jobId: e.id, exitCode: e.exitCode ?? undefined, endedAt: e.endedAt, logPath: e.logPath, output: e.output })),
   );
   registerWakeSurfaces(context, wakes);
+  registerWalkthrough(context, { model, lander, wakes });
   // A commit or a branch switch re-checks the ops the panel shows (stale → what changed).
   context.subscriptions.push(wakes.triggers.onDidTrigger((e) => e.kind === 'scm.changed' && void continuity.refresh()));
   doctor.addSection('Wakes', () => wakes.doctorSection());

@@ -22,28 +22,38 @@ export function registerWakeSurfaces(context: vscode.ExtensionContext, wakes: Wa
         }
       },
     }),
-    contrib.registerCommand(COMMANDS.wakeOnTaskEnd, async (args?: { jobId?: string; text?: string }) => {
+    contrib.registerCommand(COMMANDS.wakeOnTaskEnd, async (args?: { jobId?: string; text?: string; task?: string }) => {
       try {
         let jobId = args?.jobId;
-        if (!jobId) {
-          const items = [
-            ...vscode.tasks.taskExecutions.map((e) => ({ label: `$(tools) ${e.task.name}`, description: 'running task', jobId: e.task.name })),
-            ...vscode.window.terminals.map((t) => ({ label: `$(terminal) ${t.name}`, description: 'the next command that ends in this terminal', jobId: `terminal:${t.name}` })),
-          ];
-          if (!items.length) {
-            void vscode.window.showInformationMessage('Life Thread: no task is running and no terminal is open. Start the job first, then ask to be woken when it ends.');
-            return undefined;
-          }
-          const pick = await vscode.window.showQuickPick(items, { title: 'Wake Me When Task Ends…', placeHolder: 'Which job?' });
+        let toStart: vscode.Task | undefined;
+        if (args?.task !== undefined) {
+          // { task: name }: start the workspace's defined task of that name and wake when it ends.
+          const name = args.task;
+          toStart = (await vscode.tasks.fetchTasks()).find((t) => t.name === name);
+          if (!toStart) throw new InputError('task', `this workspace defines no task named ${JSON.stringify(name)}`);
+          jobId = toStart.name;
+        } else if (!jobId) {
+          const pick = await pickJob();
           if (!pick) return undefined;
           jobId = pick.jobId;
+          toStart = pick.task;
         }
         const text =
           args?.text ??
           (await vscode.window.showInputBox({ title: `When ${jobId} ends, the agent should…`, value: `${jobId} finished: look at the result and continue.`, ignoreFocusOut: true }));
         if (!text) return undefined;
+        // The wake first, then the task: a wake waits for a job that has not started yet, and a quick task cannot end unseen.
         const r = await wakes.request({ text, when: 'job.done', job_id: jobId });
-        void vscode.window.showInformationMessage(`Life Thread: ${r.text}`);
+        if (toStart) {
+          try {
+            await vscode.tasks.executeTask(toStart);
+          } catch (err) {
+            const row = r.rows[0];
+            if (row) await wakes.cancel(row.id).catch(() => undefined);
+            throw new Error(`the task ${toStart.name} did not start (${err instanceof Error ? err.message : String(err)}); the wake on it is cancelled`);
+          }
+        }
+        void vscode.window.showInformationMessage(`Life Thread: ${toStart ? `started the task ${toStart.name}. ` : ''}${r.text}`);
         return r.rows[0];
       } catch (err) {
         void vscode.window.showErrorMessage(`Life Thread: ${err instanceof InputError ? `${err.field}: ${err.reason}` : String(err)}`);
@@ -60,4 +70,35 @@ export function registerWakeSurfaces(context: vscode.ExtensionContext, wakes: Wa
       void vscode.window.showInformationMessage(`Life Thread: wakes resumed${held ? `; ${held} held wake(s) released` : ''}.`);
     }),
   );
+}
+
+interface JobPick extends vscode.QuickPickItem {
+  jobId: string;
+  /** A defined task that is not running: picking it starts it. */
+  task?: vscode.Task;
+}
+
+/**
+ * What a wake can wait on: running tasks, the workspace's defined tasks (started when picked; job_id is
+ * the task's name, design §8), and the next command that ends in an open terminal.
+ */
+async function pickJob(): Promise<JobPick | undefined> {
+  const running = vscode.tasks.taskExecutions.map((e) => e.task.name);
+  const defined = await vscode.tasks.fetchTasks().then(
+    (tasks) => tasks.filter((t) => !running.includes(t.name)),
+    (): vscode.Task[] => [],
+  );
+  const seen = new Set<string>();
+  const items: JobPick[] = [
+    ...running.map((name) => ({ label: `$(sync~spin) ${name}`, description: 'running task: wake when it ends', jobId: name })),
+    ...defined
+      .filter((t) => (seen.has(t.name) ? false : (seen.add(t.name), true)))
+      .map((t) => ({ label: `$(play) ${t.name}`, description: `${t.source} task: start it and wake when it ends`, jobId: t.name, task: t })),
+    ...vscode.window.terminals.map((t) => ({ label: `$(terminal) ${t.name}`, description: 'the next command that ends in this terminal', jobId: `terminal:${t.name}` })),
+  ];
+  if (!items.length) {
+    void vscode.window.showInformationMessage('Life Thread: this workspace defines no task, none is running and no terminal is open. Define a task (Terminal → Configure Tasks…) or open a terminal, then ask to be woken when it ends.');
+    return undefined;
+  }
+  return vscode.window.showQuickPick(items, { title: 'Wake Me When Task Ends…', placeHolder: 'Which job? A task that is not running yet is started.' });
 }

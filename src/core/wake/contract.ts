@@ -230,6 +230,9 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
  * Reads a `SendToLifeThread` call. Absent, null and blank optional values count as not given (tool
  * callers send them for unused fields). Throws InputError(field, reason) with the caller's field name.
  */
+/** A wake as the contract's input takes it (the tool, MCP, the CLI, `/wake` words). */
+export type WakeInput = z.infer<typeof wakeInputSchema>;
+
 export function parseWakeInput(input: unknown, opts: { now: Date; tz: string; fieldNames?: WakeFieldNames }): WakeInputResult {
   const names = opts.fieldNames ?? {};
   const f = (k: WakeField): string => names[k] ?? k;

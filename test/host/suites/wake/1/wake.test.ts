@@ -74,6 +74,38 @@ describe('life thread wake in the real extension host', () => {
     assert.match(await api.doctor.report(), new RegExp(`${w.id}.*life, wake_chars \\d+, time-to-report-locus \\d+ ms`));
   });
 
+  it('Wake Me When Task Ends… with a defined task that is not running starts it and wakes when it ends', async () => {
+    const api = await lifeThread();
+    assert.equal(vscode.tasks.taskExecutions.some((e) => e.task.name === 'fail-task'), false, 'not running before');
+    const started = new Promise<string>((resolve) => {
+      const sub = vscode.tasks.onDidStartTask((e) => {
+        sub.dispose();
+        resolve(e.execution.task.name);
+      });
+    });
+    const row = (await vscode.commands.executeCommand('lifeThread.wakeOnTaskEnd', { task: 'fail-task', text: 'WAKE-DEFINED the tests ended' })) as { id: string; jobId: string; when: string } | undefined;
+    assert.ok(row, 'the command returns the wake row');
+    assert.equal(row.when, 'job.done');
+    assert.equal(row.jobId, 'fail-task', 'job_id is the task\u2019s name');
+    assert.equal(await started, 'fail-task', 'the command started the task');
+    const body = await waitFor(() => pulseFor(server, 'WAKE-DEFINED'), 30_000, 'the pulse at @life');
+    assert.match(pulseText(body, 'WAKE-DEFINED'), /job: \{ id: "fail-task", status: failed, exit_code: 3 \}/);
+    const fired = await waitFor(async () => {
+      const r = await api.wakes.store.get(row.id);
+      return r?.status === 'fired' ? r : undefined;
+    }, 10_000, 'the wake fired');
+    assert.equal(fired.fact?.exitCode, 3);
+  });
+
+  it('Wake Me When Task Ends… with a task name the workspace does not define sets no wake', async () => {
+    const api = await lifeThread();
+    const before = (await api.wakes.store.list()).length;
+    const row = await vscode.commands.executeCommand('lifeThread.wakeOnTaskEnd', { task: 'no-such-task', text: 'never' });
+    assert.equal(row, undefined);
+    assert.equal((await api.wakes.store.list()).length, before, 'no wake row was added');
+    assert.equal(vscode.tasks.taskExecutions.some((e) => e.task.name === 'no-such-task'), false);
+  });
+
   it('a terminal command\u2019s end wakes with its exit code and summary (shell integration)', async () => {
     const terminal = vscode.window.createTerminal({ name: 'wake-term', hideFromUser: true });
     const integration = await waitFor(() => terminal.shellIntegration, 15_000, 'shell integration');
