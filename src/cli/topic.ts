@@ -29,7 +29,7 @@ export interface TopicContext {
 
 function report(dir: string, v: TopicVerification): string {
   const lines = [`topic ${dir}`];
-  for (const c of v.chains) lines.push(`  ${c.file}: ${c.messages} message${c.messages === 1 ? '' : 's'}, ${c.ok ? 'chain intact' : `chain broken at ${c.firstBroken ?? '?'}: ${c.problems[0] ?? ''}`}`);
+  for (const c of v.chains) lines.push(`  ${c.file}: ${c.messages} message${c.messages === 1 ? '' : 's'}, ${c.ok ? 'chain intact' : `chain broken ${c.firstBroken !== undefined ? `at ${c.firstBroken}` : 'at its end'}: ${c.problems[0] ?? ''}`}`);
   if (v.chains.length === 0) lines.push('  no export yet');
   if (v.checked) lines.push(`  ${v.checked.file} (partition ${v.checked.partition}, ${v.checked.kind}): ${v.checked.anchors} anchor${v.checked.anchors === 1 ? '' : 's'} checked, ${v.broken.length} broken`);
   for (const b of v.broken) lines.push(`    ${b.where}: ${b.reason}`);

@@ -123,6 +123,25 @@ export function buildExport(topic: string, messages: readonly TranscriptMessage[
   return { records, jsonl: toJsonl(records), markdown: renderExportMarkdown(topic, records, opts.title) };
 }
 
+/** What export.md says about the end of its JSONL: the message count and the last hash (the chain's head, kept apart from the JSONL so a cut or re-hashed tail shows). */
+export interface ExportTail {
+  messages: number;
+  /** '' for an export of no messages. */
+  lastHash: string;
+}
+
+/** Reads the count and the `Last hash` from the header of an export.md written by `renderExportMarkdown`; null when it has none. */
+export function parseExportTail(markdown: string): ExportTail | null {
+  // Only the header, before the first message: a text inside a fence cannot pose as it.
+  const head = markdown.slice(0, Math.max(0, markdown.indexOf('\n<a id=')) || markdown.length);
+  const count = /^(\d+) messages?\. The source of truth is/m.exec(head);
+  if (!count) return null;
+  const messages = Number(count[1]);
+  const last = /^Last hash: `([0-9a-f]{64})`$/m.exec(head);
+  if (messages > 0 && !last) return null;
+  return { messages, lastHash: last?.[1] ?? '' };
+}
+
 /** Reads an export back: the records that parse, and one error per bad line (`line N: …`). */
 export function parseExport(jsonl: string): { records: ExportRecord[]; errors: string[] } {
   return parseExportJsonl(jsonl);

@@ -8,7 +8,7 @@
  * Message ids are minted once per topic, so an anchor resolves in whichever export holds its message.
  */
 import { PLACEHOLDER, PLACEHOLDER_MSG_ID, type TopicDecisions } from './continuity';
-import { validateAnchors, validateExport, type AnchorToCheck, type BrokenAnchor, type ExportProblem } from './export';
+import { validateAnchors, validateExport, type AnchorToCheck, type BrokenAnchor, type ExportProblem, type ExportTail } from './export';
 import type { ExportRecord, MessageAnchor } from './transcript';
 
 /** One export of the topic as read from disk. */
@@ -20,6 +20,8 @@ export interface ExportOnDisk {
   records: ExportRecord[];
   /** Lines that did not parse (`line N: …`). */
   errors: string[];
+  /** The count and last hash export.md was written with, when it is there: the chain alone cannot show a cut or re-hashed end. */
+  tail?: ExportTail;
 }
 
 export interface DecisionsOnDisk {
@@ -75,11 +77,30 @@ export function anchorsOf(d: TopicDecisions): AnchorToCheck[] {
   return out;
 }
 
+/** The end of the chain against the head export.md recorded: messages removed from the end, added after it, or the last ones re-hashed. */
+function tailProblem(e: ExportOnDisk): { reason: string; msgId?: string } | undefined {
+  const t = e.tail;
+  if (!t) return undefined;
+  const n = e.records.length;
+  const last = e.records[n - 1];
+  const md = e.file.replace(/export\.jsonl$/, 'export.md');
+  if (n < t.messages)
+    return { reason: `${md} was written with ${t.messages} messages, ${e.file} holds ${n}${last ? `, ending at message ${last.id}` : ''}: ${t.messages - n} message${t.messages - n === 1 ? ' was' : 's were'} removed from its end` };
+  if (n > t.messages) {
+    const added = e.records[t.messages];
+    return { reason: `message ${added?.id ?? '?'} (record ${t.messages + 1}) was added after the export: ${md} was written with ${t.messages} messages`, ...(added ? { msgId: added.id } : {}) };
+  }
+  if (last && last.hash !== t.lastHash)
+    return { reason: `message ${last.id} (record ${n}) hashes to ${last.hash.slice(0, 12)}, but ${md} recorded the last hash ${t.lastHash.slice(0, 12) || '(none)'}: the end of the export was edited and re-hashed`, msgId: last.id };
+  return undefined;
+}
+
 function chainOf(e: ExportOnDisk): ChainReport {
   const v = validateExport(e.records);
-  const problems = [...e.errors.map((x) => `${e.file} ${x}`), ...v.problems.map((p: ExportProblem) => p.reason)];
+  const tail = tailProblem(e);
+  const problems = [...e.errors.map((x) => `${e.file} ${x}`), ...v.problems.map((p: ExportProblem) => p.reason), ...(tail ? [tail.reason] : [])];
   // A line that does not parse comes before the gap it leaves in the chain.
-  const firstBroken = e.errors[0] ?? v.firstBroken;
+  const firstBroken = e.errors[0] ?? v.firstBroken ?? tail?.msgId;
   return { file: e.file, messages: e.records.length, ok: problems.length === 0, ...(firstBroken !== undefined ? { firstBroken } : {}), problems };
 }
 
@@ -96,7 +117,10 @@ export function latestFilled(candidates: readonly DecisionsOnDisk[]): DecisionsO
 export function verifyTopic(input: { exports: readonly ExportOnDisk[]; decisions: readonly DecisionsOnDisk[] }): TopicVerification {
   const chains = input.exports.map(chainOf);
   const notFilled: string[] = [];
+  // The stub of a partition whose filled draft waits for approval is not "not filled": the agent wrote them, the user has not approved yet.
+  const drafted = new Set(input.decisions.filter((c) => c.kind === 'draft' && isFilled(c.decisions)).map((c) => c.decisions.partition));
   for (const c of input.decisions) {
+    if (c.kind === 'current' && drafted.has(c.decisions.partition)) continue;
     if (c.kind !== 'history' && !isFilled(c.decisions)) notFilled.push(`${c.file} (partition ${c.decisions.partition}) is not filled yet: the agent has not written its decisions`);
   }
   const target = latestFilled(input.decisions);

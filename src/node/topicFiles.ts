@@ -40,7 +40,7 @@ import {
   type TopicDecisions,
 } from '../core/continuity';
 import { InputError } from '../core/errors';
-import { buildExport, parseExport, transcriptMessageSchema, type BuiltExport, type TranscriptMessage } from '../core/export';
+import { buildExport, parseExport, parseExportTail, transcriptMessageSchema, type BuiltExport, type ExportTail, type TranscriptMessage } from '../core/export';
 import { redact } from '../core/redact';
 import { conversation, newSpan } from '../core/topicSpan';
 import type { DecisionsOnDisk, ExportOnDisk } from '../core/topicVerify';
@@ -169,9 +169,12 @@ export async function writeExport(dir: string, topic: string, messages?: readonl
 }
 
 /** export.jsonl parsed; null when there is none. */
-export async function readExport(dir: string): Promise<{ records: ExportRecord[]; errors: string[] } | null> {
+export async function readExport(dir: string): Promise<{ records: ExportRecord[]; errors: string[]; tail?: ExportTail } | null> {
   const text = await readText(join(dir, EXPORT_JSONL));
-  return text === null ? null : parseExport(text);
+  if (text === null) return null;
+  const md = await readText(join(dir, EXPORT_MD));
+  const tail = md === null ? null : parseExportTail(md);
+  return { ...parseExport(text), ...(tail ? { tail } : {}) };
 }
 
 /** Every export of the topic, newest first: export.jsonl, then history/<n>/export.jsonl from the highest n. */

@@ -5,6 +5,7 @@
  * that is not a topic. It needs no store.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -66,6 +67,36 @@ describe('life-thread topic verify', () => {
     const err = JSON.parse(j.stderr) as { error: { field: string; reason: string } };
     assert.equal(err.error.field, 'export');
     assert.match(err.error.reason, /message m-2/);
+  });
+
+  it('exit 3 when messages are cut from the end of the export, or the last one is edited and re-hashed', async () => {
+    // The chain alone holds for any prefix of itself: export.md's count and last hash are its head.
+    const dir = await topic(true);
+    const file = join(dir, 'export.jsonl');
+    const original = readFileSync(file, 'utf8');
+    const lines = original.split('\n').filter(Boolean);
+    writeFileSync(file, `${lines[0] ?? ''}\n`);
+    const cut = await runCli(['topic', 'verify', dir], { cwd: dir });
+    assert.equal(cut.code, 3, cut.stdout);
+    assert.match(cut.stderr, /^life-thread: export: export\.jsonl: chain — export\.md was written with 2 messages, export\.jsonl holds 1, ending at message m-1: 1 message was removed from its end/);
+    assert.match(cut.stdout, /chain broken at its end/);
+    const last = JSON.parse(lines[1] ?? '{}') as { id: string; role: string; time: string; text: string; prevHash: string; hash: string };
+    last.text = 'Agreed: a minute poll after all.';
+    last.hash = createHash('sha256').update(JSON.stringify([last.id, last.role, last.time, last.text, last.prevHash])).digest('hex');
+    writeFileSync(file, `${lines[0] ?? ''}\n${JSON.stringify(last)}\n`);
+    const rehashed = await runCli(['topic', 'verify', dir], { cwd: dir });
+    assert.equal(rehashed.code, 3, rehashed.stdout);
+    assert.match(rehashed.stderr, /^life-thread: export: export\.jsonl: message m-2 — message m-2 \(record 2\) hashes to [0-9a-f]{12}, but export\.md recorded the last hash [0-9a-f]{12}: the end of the export was edited and re-hashed/);
+    const extra = { ...last, id: 'm-3', text: 'added later', prevHash: last.hash };
+    const appended = JSON.parse(lines[1] ?? '{}') as typeof last;
+    extra.prevHash = appended.hash;
+    extra.hash = createHash('sha256').update(JSON.stringify([extra.id, extra.role, extra.time, extra.text, extra.prevHash])).digest('hex');
+    writeFileSync(file, `${original}${JSON.stringify(extra)}\n`);
+    const added = await runCli(['topic', 'verify', dir], { cwd: dir });
+    assert.equal(added.code, 3, added.stdout);
+    assert.match(added.stderr, /^life-thread: export: export\.jsonl: message m-3 — message m-3 \(record 3\) was added after the export/);
+    writeFileSync(file, original);
+    assert.equal((await runCli(['topic', 'verify', dir], { cwd: dir })).code, 0, 'the untouched export still verifies');
   });
 
   it('exit 3 for an anchor that does not stand, with the chain intact', async () => {

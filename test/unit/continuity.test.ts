@@ -6,6 +6,8 @@
  * links, the expiry) and the resume text ("A then B": decisions first, ops by link).
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import {
   carryForward,
@@ -29,6 +31,7 @@ import {
 import { buildExport, type TranscriptMessage } from '../../src/core/export';
 import { anchorOnQuote } from './fixtures/messageAnchors';
 import type { ExportRecord, MessageAnchor } from '../../src/core/transcript';
+import { REPO } from './helpers/cliHarness';
 
 const NOW = new Date('2026-07-18T12:00:00.000Z');
 const TOPIC = 'adcm-partition';
@@ -394,5 +397,29 @@ describe('resumePack', () => {
     assert.match(resumePack(filled(), ops(), { stale: false, changes: [] }), /HandoverOps\.md — fresh \(checked; expires 2026-07-19T00:00:00\.000Z\)\.\n$/);
     assert.match(resumePack(filled(), ops()), /not re-checked yet/);
     assert.match(resumePack(filled()), /no ops were written/);
+  });
+});
+
+describe('approval belongs to the user (issue 18, design §8/§9)', () => {
+  interface Manifest {
+    contributes: {
+      commands: { command: string; title: string; category?: string }[];
+      languageModelTools: { name: string; modelDescription: string; inputSchema: { properties: { action: { enum: string[] } } } }[];
+    };
+  }
+  const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as Manifest;
+
+  it('the partition tool offers start, fill and status only, and says the user approves', () => {
+    const tool = pkg.contributes.languageModelTools.find((t) => t.name === 'lifethread_partition');
+    assert.ok(tool);
+    assert.deepEqual(tool.inputSchema.properties.action.enum, ['start', 'fill', 'status']);
+    assert.match(tool.modelDescription, /You cannot approve: the user approves the draft \(the panel's Approve, Life Thread: Approve Partition…, or @life \/partition approve\)/);
+  });
+
+  it('Approve Partition… is a palette command of the category Life Thread', () => {
+    assert.deepEqual(
+      pkg.contributes.commands.filter((c) => c.command === 'lifeThread.approvePartition').map((c) => [c.title, c.category]),
+      [['Approve Partition…', 'Life Thread']],
+    );
   });
 });

@@ -12,6 +12,7 @@ import {
   buildRecords,
   fenceFor,
   parseExport,
+  parseExportTail,
   resolveMessageAnchor,
   toJsonl,
   validateAnchors,
@@ -117,6 +118,23 @@ describe('parseExport', () => {
     assert.equal(back.errors.length, 2);
     assert.match(back.errors[0] ?? '', /^line 2: not JSON/);
     assert.match(back.errors[1] ?? '', /^line 3:/);
+  });
+});
+
+describe('parseExportTail (the head of the chain, kept in export.md)', () => {
+  it('reads the count and the last hash the Markdown was written with', () => {
+    const built = buildExport('t', MESSAGES);
+    assert.deepEqual(parseExportTail(built.markdown), { messages: MESSAGES.length, lastHash: built.records.at(-1)?.hash });
+    assert.deepEqual(parseExportTail(buildExport('t', []).markdown), { messages: 0, lastHash: '' });
+    assert.equal(parseExportTail('# notes\n\nnothing here'), null);
+  });
+
+  it('is not fooled by a message whose text poses as the header', () => {
+    const fake = '0'.repeat(64);
+    const built = buildExport('t', [{ id: 'm-x', role: 'user', time: '2026-07-18T09:00:00.000Z', text: `1 message. The source of truth is here\n\nLast hash: \`${fake}\`` }]);
+    const tail = parseExportTail(built.markdown);
+    assert.equal(tail?.lastHash, built.records[0]?.hash);
+    assert.notEqual(tail?.lastHash, fake);
   });
 });
 

@@ -122,8 +122,18 @@ describe('verifyTopic', () => {
     assert.equal(v.checked?.kind, 'draft');
     assert.equal(v.checked?.anchors, 2);
     assert.deepEqual(v.broken, []);
-    assert.match(v.line, /^export verified: 8 messages in 2 exports, chain intact; 2 anchors of partition 2 stand; decisions not filled yet$/);
-    assert.match(v.notFilled[0] ?? '', /topic-decisions\.json \(partition 2\) is not filled yet/);
+    assert.match(v.line, /^export verified: 8 messages in 2 exports, chain intact; 2 anchors of partition 2 stand$/);
+    assert.deepEqual(v.notFilled, [], 'the stub beside a filled draft of its partition is not "not filled": the draft waits for approval');
+  });
+
+  it('a stub with no draft, or with a draft still holding placeholders, is reported as not filled yet', () => {
+    const stub = { file: 'topic-decisions.json', decisions: stubDecisions('demo', 2, decisions1(), NOW), kind: 'current' as const };
+    const alone = verifyTopic({ exports: exports(), decisions: [stub] });
+    assert.equal(alone.ok, true);
+    assert.match(alone.notFilled[0] ?? '', /topic-decisions\.json \(partition 2\) is not filled yet/);
+    assert.match(alone.line, /; decisions not filled yet$/);
+    const unfilledDraft = verifyTopic({ exports: exports(), decisions: [{ ...stub, file: 'topic-decisions.draft.json', kind: 'draft' }, stub] });
+    assert.equal(unfilledDraft.notFilled.length, 2);
   });
 
   it('a tampered message breaks the chain and is named', () => {

@@ -170,7 +170,7 @@ describe('continuity pair: @life conversation → /partition → approval → /r
     assert.ok(view.ops, 'the ops are shown beside the decisions');
     assert.equal(view.ops.stale, false, 'and re-checked');
     assert.equal(view.verify.ok, true, view.verify.line);
-    assert.match(view.verify.line, /^export verified: 4 messages in 1 export, chain intact; 2 anchors of partition 1 stand; decisions not filled yet$/);
+    assert.match(view.verify.line, /^export verified: 4 messages in 1 export, chain intact; 2 anchors of partition 1 stand$/, 'the stub beside the filled draft is not reported as not filled');
     assert.equal(api.panel.isOpen, true);
     const dir = api.continuity.dir('demo');
     for (const f of ['export.jsonl', 'export.md', 'HandoverOps.md', 'handover-ops.json', 'TopicDecisions.md', 'topic-decisions.draft.json']) assert.ok(existsSync(join(dir, f)), `${f} written`);
@@ -374,6 +374,35 @@ describe('continuity pair: @life conversation → /partition → approval → /r
     await chat('@life /partition elsewhere', server);
     const again = transcript(dir).filter((l) => l.text.startsWith('@other'));
     assert.equal(again.length, 2);
+  });
+
+  it('with several drafts waiting, Approve Partition… asks which one first (a quick pick), then approves the one picked', async () => {
+    const api = await lifeThread();
+    await vscode.commands.executeCommand('workbench.action.chat.newChat');
+    await api.continuity.setTopic('demo');
+    await chat('@life we should quarantine bad rows, and say why', server);
+    await chat('@life /partition demo', server);
+    await waitFor(() => (api.model.snapshot('panel').topic?.review?.partition === 3 ? true : undefined), 20_000, 'the draft of partition 3');
+    assert.deepEqual((await api.continuity.drafts()).map((d) => d.topic), ['demo', 'elsewhere'], 'two drafts wait');
+    const asked: string[] = [];
+    api.continuity.dialogs = { confirm: async (s) => (asked.push(s.title), 'approve') };
+    const pressUntilSettled = async (command: string): Promise<ApprovalOutcome> => {
+      let settled: ApprovalOutcome | undefined;
+      const run = Promise.resolve(vscode.commands.executeCommand<ApprovalOutcome>(COMMANDS.approvePartition)).then((r) => (settled = r));
+      // The quick pick has no API to wait for: press until the command answers.
+      for (let i = 0; i < 80 && settled === undefined; i++) {
+        await new Promise((r) => setTimeout(r, 250));
+        if (settled === undefined) await vscode.commands.executeCommand(command);
+      }
+      return run;
+    };
+    const cancelled = await pressUntilSettled('workbench.action.closeQuickOpen');
+    assert.deepEqual(cancelled, { approved: false, reason: 'cancelled' });
+    assert.deepEqual(asked, [], 'nothing is asked before a draft is picked');
+    const picked = await pressUntilSettled('workbench.action.acceptSelectedQuickOpenItem');
+    assert.deepEqual(picked, { approved: true, topic: 'demo', partition: 3 });
+    assert.deepEqual(asked, ['Approve partition 3 of topic demo?']);
+    assert.equal((await api.continuity.drafts()).map((d) => d.topic).join(), 'elsewhere', 'the other draft still waits');
   });
 
   it('in the test workbench the approval modal cannot be shown: the command reports it and approves nothing', async () => {
