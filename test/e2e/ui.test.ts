@@ -123,7 +123,8 @@ describe('workbench UI (Chromium driving code-server)', () => {
     const row = frame.locator('.row', { hasText: 'UI-WAKE remove me' });
     await row.waitFor({ state: 'visible', timeout: 20_000 });
     await row.hover();
-    await row.getByRole('button', { name: `Remove ${added.id}` }).click();
+    // The button names the row's text and its id.
+    await row.getByRole('button', { name: `Remove \u201cUI-WAKE remove me\u201d (${added.id})` }).click();
     await row.waitFor({ state: 'detached', timeout: 15_000 });
     const table = JSON.parse(readFileSync(join(store, 'wakes.json'), 'utf8')) as { rows: { id: string; status: string }[] };
     assert.equal(table.rows.find((r) => r.id === added.id)?.status, 'cancelled');
