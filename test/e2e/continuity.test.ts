@@ -12,9 +12,9 @@ import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, FrameLocator, Locator, Page } from 'playwright-core';
+import type { Browser, FrameLocator, Page } from 'playwright-core';
 import { ROOT, startCodeServer, type RunningServer } from '../runner/codeServer';
-import { launchBrowser } from '../runner/browser';
+import { launchBrowser, sendChat } from '../runner/browser';
 import { ownExtension } from '../runner/install';
 import { ScriptedServer, toolResults, type ChatBody } from '../runner/scriptedServer';
 
@@ -49,23 +49,6 @@ async function runFromPalette(title: string): Promise<void> {
 /** The Life Thread panel's webview (this test never opens the sidebar, so it is Life Thread's only one). */
 function panelFrame(): FrameLocator {
   return page.frameLocator('iframe.webview.ready[src*="extensionId=lifethread.life-thread"]').frameLocator('#active-frame');
-}
-
-/** The chat view's input box (a Monaco editor). */
-function chatInput(): Locator {
-  return page.locator('.interactive-input-part .monaco-editor').first();
-}
-
-/** Types into the chat box and sends, as a user does. */
-async function send(text: string): Promise<void> {
-  const box = chatInput();
-  await box.waitFor({ state: 'visible', timeout: 30_000 });
-  await box.click();
-  // @life is sticky: the box may already hold it. Start from an empty box.
-  await page.keyboard.press('Control+A');
-  await page.keyboard.press('Backspace');
-  await page.keyboard.type(text);
-  await page.keyboard.press('Enter');
 }
 
 /** A tool call of @life may ask for confirmation in the chat; allow it when it does. */
@@ -178,10 +161,10 @@ describe('continuity in the workbench (Chromium driving code-server)', () => {
   it('a conversation with @life, then /partition: the panel shows TopicDecisions beside Handover ops', async () => {
     await runFromPalette('Chat: Open Chat');
     await shot('0-chat');
-    await send('@life we should use croner with an explicit zone, not a minute poll');
+    await sendChat(page, '@life we should use croner with an explicit zone, not a minute poll');
     await page.locator('.interactive-item-container', { hasText: 'Agreed: croner' }).first().waitFor({ state: 'visible', timeout: 60_000 });
     await shot('1-conversation');
-    await send('@life /partition demo');
+    await sendChat(page, '@life /partition demo');
     await allowToolIfAsked(async () => existsSync(join(topicDir, 'topic-decisions.draft.json')));
     const frame = panelFrame();
     await frame.getByText('Approve and open the new chat').waitFor({ state: 'visible', timeout: 60_000 });
@@ -231,9 +214,9 @@ describe('continuity in the workbench (Chromium driving code-server)', () => {
   });
 
   it('Life Thread: Approve Partition… from the palette shows the draft\u2019s summary in a modal and approves', async () => {
-    await send('@life we should quarantine bad rows, not drop them');
+    await sendChat(page, '@life we should quarantine bad rows, not drop them');
     await page.locator('.interactive-item-container', { hasText: 'Agreed: croner' }).first().waitFor({ state: 'visible', timeout: 60_000 });
-    await send('@life /partition demo');
+    await sendChat(page, '@life /partition demo');
     await allowToolIfAsked(async () => existsSync(join(topicDir, 'topic-decisions.draft.json')));
     await panelFrame().getByText('Review: partition 2', { exact: false }).waitFor({ state: 'visible', timeout: 60_000 });
     await runFromPalette('Life Thread: Approve Partition…');
@@ -254,11 +237,11 @@ describe('continuity in the workbench (Chromium driving code-server)', () => {
   });
 
   it('@life /partition approve answers with a button that runs Approve Partition…', async () => {
-    await send('@life and no journal beside the table');
+    await sendChat(page, '@life and no journal beside the table');
     await page.locator('.interactive-item-container', { hasText: 'Agreed: croner' }).first().waitFor({ state: 'visible', timeout: 60_000 });
-    await send('@life /partition demo');
+    await sendChat(page, '@life /partition demo');
     await allowToolIfAsked(async () => existsSync(join(topicDir, 'topic-decisions.draft.json')));
-    await send('@life /partition approve demo');
+    await sendChat(page, '@life /partition approve demo');
     const answer = page.locator('.interactive-item-container', { hasText: 'Approve partition 3 of topic demo?' }).last();
     await answer.waitFor({ state: 'visible', timeout: 30_000 });
     await shot('8-chat-approve-button');

@@ -9,9 +9,9 @@ import { after, before, describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { cpSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, FrameLocator, Locator, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { ROOT, startCodeServer, type RunningServer } from '../runner/codeServer';
-import { launchBrowser } from '../runner/browser';
+import { launchBrowser, sendChat, sidebarFrame } from '../runner/browser';
 import { ownExtension } from '../runner/install';
 
 const RESULTS = join(ROOT, 'test-results');
@@ -38,27 +38,9 @@ async function runFromPalette(title: string, pick = title): Promise<void> {
   await item.click();
 }
 
-function chatInput(): Locator {
-  return page.locator('.interactive-input-part .monaco-editor').first();
-}
-
-async function send(text: string): Promise<void> {
-  const box = chatInput();
-  await box.waitFor({ state: 'visible', timeout: 30_000 });
-  await box.click();
-  await page.keyboard.press('Control+A');
-  await page.keyboard.press('Backspace');
-  await page.keyboard.type(text);
-  await page.keyboard.press('Enter');
-}
-
 /** The last response in the chat that contains `text`. */
 function response(text: string | RegExp): Locator {
   return page.locator('.interactive-item-container.interactive-response', { hasText: text }).last();
-}
-
-function sidebarFrame(): FrameLocator {
-  return page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
 }
 
 describe('@life without a language model (Chromium driving code-server)', () => {
@@ -89,7 +71,7 @@ describe('@life without a language model (Chromium driving code-server)', () => 
     await page.waitForTimeout(8000);
     await runFromPalette('Chat: Open Chat');
     // The trailing space closes the slash-command suggestions, which would otherwise take the Enter.
-    await send('@life /doctor ');
+    await sendChat(page, '@life /doctor ');
     const answer = response('Life Thread Doctor');
     await answer.waitFor({ state: 'visible', timeout: 60_000 });
     assert.match((await answer.textContent()) ?? '', /Store/);
@@ -98,7 +80,7 @@ describe('@life without a language model (Chromium driving code-server)', () => 
   });
 
   it('free text says how to connect a model, with buttons for the settings and the key', async () => {
-    await send('@life what failed in the nightly build?');
+    await sendChat(page, '@life what failed in the nightly build?');
     const answer = response('needs a language model');
     await answer.waitFor({ state: 'visible', timeout: 60_000 });
     assert.match((await answer.textContent()) ?? '', /lifeThread\.openai\.baseUrl/);
@@ -117,7 +99,7 @@ describe('@life without a language model (Chromium driving code-server)', () => 
 
   it('/wake with explicit words adds a wake; it arrives as an @life turn with its pulse; /remind lists', async () => {
     await runFromPalette('Chat: Open Chat');
-    await send('@life /wake in 20 seconds: check the deploy');
+    await sendChat(page, '@life /wake in 20 seconds: check the deploy');
     const added = response('Wake added');
     await added.waitFor({ state: 'visible', timeout: 60_000 });
     await shot('4-wake-added');
@@ -128,9 +110,9 @@ describe('@life without a language model (Chromium driving code-server)', () => 
     assert.match(text, /Timer/);
     await woken.scrollIntoViewIfNeeded();
     await shot('5-woken');
-    await send('@life /remind list ');
+    await sendChat(page, '@life /remind list ');
     await response('No reminders').waitFor({ state: 'visible', timeout: 60_000 });
-    await send('@life /wake sometime maybe');
+    await sendChat(page, '@life /wake sometime maybe');
     const forms = response('reads these forms');
     await forms.waitFor({ state: 'visible', timeout: 60_000 });
     await shot('6-wake-forms');
@@ -148,7 +130,7 @@ describe('@life without a language model (Chromium driving code-server)', () => 
     await page.locator('.quick-input-widget', { hasText: /Once, .* UTC, in / }).waitFor({ state: 'visible', timeout: 10_000 });
     await page.keyboard.press('Enter');
     await page.locator('.activitybar .action-item a[aria-label^="Life Thread"]').click();
-    const frame = sidebarFrame();
+    const frame = sidebarFrame(page);
     const row = frame.locator('.row', { hasText: 'stretch your legs' });
     await row.waitFor({ state: 'visible', timeout: 30_000 });
     // A UTC zone is named once.

@@ -7,10 +7,10 @@ import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, FrameLocator, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { Temporal } from 'temporal-polyfill';
 import { ROOT, startCodeServer, type RunningServer } from '../runner/codeServer';
-import { launchBrowser } from '../runner/browser';
+import { launchBrowser, sidebarFrame } from '../runner/browser';
 import { ownExtension } from '../runner/install';
 
 const RESULTS = join(ROOT, 'test-results');
@@ -46,10 +46,6 @@ function tomorrowAtNineInBerlin(): { instant: string; zoned: string } {
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-function sidebarFrame(): FrameLocator {
-  return page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
-}
-
 describe('workbench UI (Chromium driving code-server)', () => {
   before(async () => {
     rmSync(stateDir, { recursive: true, force: true });
@@ -80,7 +76,7 @@ describe('workbench UI (Chromium driving code-server)', () => {
 
   it('opens the sidebar from the activity bar and shows the empty schedule with its health line', async () => {
     await page.locator('.activitybar .action-item a[aria-label^="Life Thread"]').click();
-    const frame = sidebarFrame();
+    const frame = sidebarFrame(page);
     await frame.getByText('No reminders yet').waitFor({ state: 'visible', timeout: 30_000 });
     const add = frame.getByRole('button', { name: 'Add reminder' });
     assert.equal(await add.isVisible(), true);
@@ -108,7 +104,7 @@ describe('workbench UI (Chromium driving code-server)', () => {
     await preview.waitFor({ state: 'visible', timeout: 10_000 });
     await page.screenshot({ path: join(RESULTS, 'e2e-add-reminder-preview.png') });
     await page.keyboard.press('Enter');
-    const frame = sidebarFrame();
+    const frame = sidebarFrame(page);
     const row = frame.locator('.row', { hasText: 'check the nightly build' });
     await row.waitFor({ state: 'visible', timeout: 15_000 });
     assert.match((await row.locator('.row-when').textContent()) ?? '', new RegExp(`^${once}, in `));
@@ -119,7 +115,7 @@ describe('workbench UI (Chromium driving code-server)', () => {
   it('removes a wake row from the sidebar: the row is gone and wakes.json keeps it cancelled', async () => {
     const store = join(server.userDataDir, 'User', 'globalStorage', 'lifethread.life-thread');
     const added = JSON.parse(execFileSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), '--store', store, '--json', 'wake', 'add', '--text', 'UI-WAKE remove me', '--delay-seconds', '3600'], { encoding: 'utf8' })) as { id: string };
-    const frame = sidebarFrame();
+    const frame = sidebarFrame(page);
     const row = frame.locator('.row', { hasText: 'UI-WAKE remove me' });
     await row.waitFor({ state: 'visible', timeout: 20_000 });
     await row.hover();
