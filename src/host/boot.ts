@@ -6,6 +6,7 @@
  * the dispatcher, the wake sources and the views are running (api.ready).
  */
 import * as vscode from 'vscode';
+import { lifeThreadIcon } from './icon';
 import type { Registrar } from './contrib';
 
 interface Main {
@@ -78,7 +79,7 @@ export function activate(context: vscode.ExtensionContext): Record<string, unkno
   for (const p of contributes.chatParticipants ?? []) {
     const handler = new Slot<vscode.ChatRequestHandler>(`@${p.id}`, failed);
     const participant = vscode.chat.createChatParticipant(p.id, async (request, ctx, stream, token) => (await handler.get(loaded))(request, ctx, stream, token));
-    participant.iconPath = { light: vscode.Uri.joinPath(context.extensionUri, 'media', 'life-thread-light.svg'), dark: vscode.Uri.joinPath(context.extensionUri, 'media', 'life-thread-dark.svg') };
+    participant.iconPath = lifeThreadIcon(context.extensionUri);
     subs.push(participant);
     participants.set(p.id, { participant, handler });
   }

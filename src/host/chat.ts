@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { lifeThreadIcon } from './icon';
 import { contrib } from './contrib';
 import { CHAT_PARTICIPANT_ID } from '../shared/commands';
 
@@ -38,7 +39,7 @@ export class LifeChat {
   constructor(context: vscode.ExtensionContext) {
     const participant = contrib.createChatParticipant(CHAT_PARTICIPANT_ID, (req, ctx, stream, token) => this.handle(req, ctx, stream, token));
     // Explicit colours per theme kind: the chat draws the icon as an image, so `currentColor` would be black on Dark Modern.
-    participant.iconPath = { light: vscode.Uri.joinPath(context.extensionUri, 'media', 'life-thread-light.svg'), dark: vscode.Uri.joinPath(context.extensionUri, 'media', 'life-thread-dark.svg') };
+    participant.iconPath = lifeThreadIcon(context.extensionUri);
     context.subscriptions.push(participant);
   }
 

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { lifeThreadIcon } from './icon';
 import { PANEL_VIEW_TYPE } from '../shared/commands';
 import { webviewHtml, webviewOptions } from './webviewHtml';
 import { bridgeWebview, type RequestHandler } from './webviewBridge';
@@ -44,7 +45,7 @@ export class LifeThreadPanel implements vscode.Disposable {
 
   private adopt(panel: vscode.WebviewPanel): void {
     this.panel = panel;
-    panel.iconPath = { light: vscode.Uri.joinPath(this.context.extensionUri, 'media', 'life-thread-light.svg'), dark: vscode.Uri.joinPath(this.context.extensionUri, 'media', 'life-thread-dark.svg') };
+    panel.iconPath = lifeThreadIcon(this.context.extensionUri);
     panel.webview.options = webviewOptions(this.context.extensionUri);
     panel.webview.html = webviewHtml(panel.webview, this.context.extensionUri, 'Life Thread');
     this.bridge = bridgeWebview(panel.webview, this.model, 'panel', this.handle, this.log);
