@@ -3,6 +3,7 @@ import { LogCap } from '../core/logcap';
 import { readOutput, type JobOutput } from '../core/wake/pulse';
 import { setting } from './settings';
 import { isOfflineModel } from './offlineModel';
+import { mark, newTrace, type WakeTrace } from '../core/wake/trace';
 
 /** A job's end as the wake sees it, from a task, a terminal command or a command row. */
 export interface JobEndEvent {
@@ -22,6 +23,8 @@ export interface JobEndEvent {
   terminalName?: string;
   /** Where the job ran: relative paths in its output are read from here. */
   cwd?: string;
+  /** The timings of the wake's way from `endedAt` (tasks and terminals). */
+  trace?: WakeTrace;
 }
 
 /** One command in a terminal, its output read as it runs. */
@@ -54,6 +57,8 @@ export class Triggers implements vscode.Disposable {
   /** Shell runs that ended lately, for the task whose terminal ran them. */
   private readonly recentRuns: { run: ShellRun; terminal: vscode.Terminal }[] = [];
   private readonly taskPids = new Map<vscode.TaskExecution, number>();
+  /** A shell run ended, or its output stream did. */
+  private readonly _runsChanged = new vscode.EventEmitter<void>();
   private awaySince: number | undefined;
   private hadModels = true;
   private readonly repoState = new Map<string, string>();
@@ -95,6 +100,7 @@ export class Triggers implements vscode.Disposable {
         // the stream ends with the command
       }
       started.done = true;
+      this._runsChanged.fire();
     })();
   }
 
@@ -110,10 +116,13 @@ export class Triggers implements vscode.Disposable {
     run.exitCode = e.exitCode;
     this.recentRuns.push({ run, terminal: e.terminal });
     if (this.recentRuns.length > 20) this.recentRuns.shift();
-    // Let the output stream deliver its last chunk before the tail is taken.
-    setTimeout(() => {
+    this._runsChanged.fire();
+    // Let the output stream deliver its last chunk before the tail is taken (at most 50 ms).
+    void this.until(() => run.done, endedAt + 50).then(() => {
       // A task's command is the task's job: its end is reported with the task's (taskEnded).
       if (this.isTaskTerminal(run, e.terminal)) return;
+      const trace = newTrace(endedAt);
+      mark(trace, 'output', Date.now());
       this.fire({
         kind: 'job.done',
         job: {
@@ -126,9 +135,25 @@ export class Triggers implements vscode.Disposable {
           terminal: e.terminal,
           terminalName: name,
           ...(run.cwd ? { cwd: run.cwd } : {}),
+          trace,
         },
       });
-    }, 50);
+    });
+  }
+
+  /** Resolves when `ready()` holds (looked at whenever a shell run or its output ends) or at `deadline`. */
+  private async until(ready: () => boolean, deadline: number): Promise<void> {
+    while (!ready() && Date.now() < deadline) {
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          clearTimeout(timer);
+          sub.dispose();
+          resolve();
+        };
+        const timer = setTimeout(done, Math.max(0, deadline - Date.now()));
+        const sub = this._runsChanged.event(done);
+      });
+    }
   }
 
   private isTaskTerminal(run: ShellRun, terminal: vscode.Terminal): boolean {
@@ -148,13 +173,13 @@ export class Triggers implements vscode.Disposable {
     this.taskPids.delete(e.execution);
     const find = (): ShellRun | undefined =>
       [...this.recentRuns].reverse().find((r) => (pid !== undefined && r.run.pid === pid) || (r.terminal.name === task.name && (r.run.endedAt ?? 0) >= endedAt - 5000))?.run;
-    let run = find();
-    for (let i = 0; i < 20 && (!run || !run.done); i++) {
-      await new Promise((r) => setTimeout(r, 25));
-      run = find();
-    }
+    // Its shell run and output stream may end up to half a second after the task's process.
+    await this.until(() => find()?.done === true, endedAt + 500);
+    const run = find();
     if (run) this.recentRuns.splice(this.recentRuns.findIndex((r) => r.run === run), 1);
     const cwd = taskCwd(task);
+    const trace = newTrace(endedAt);
+    mark(trace, 'output', Date.now());
     this.fire({
       kind: 'job.done',
       job: {
@@ -165,6 +190,7 @@ export class Triggers implements vscode.Disposable {
         commandLine: describeTask(task),
         output: readOutput(run ? run.cap.toString() : '', { truncated: false }),
         ...(cwd ? { cwd } : {}),
+        trace,
       },
     });
   }
@@ -226,6 +252,7 @@ export class Triggers implements vscode.Disposable {
   dispose(): void {
     for (const s of this.subs) s.dispose();
     this._onDidTrigger.dispose();
+    this._runsChanged.dispose();
   }
 }
 

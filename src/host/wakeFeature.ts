@@ -28,6 +28,7 @@ import { setting, WINDOW_ID } from './settings';
 import { Triggers, type JobEndEvent, type TriggerEvent } from './triggers';
 import type { ViewModel } from './viewModel';
 import { OFFLINE_SELECTOR, realModels } from './offlineModel';
+import { describeTrace, mark, traceSteps, type WakeTrace } from '../core/wake/trace';
 
 const PAUSED_KEY = 'lifeThread.wakesPaused';
 const MAX_SLEEP_MS = 60_000;
@@ -45,6 +46,7 @@ interface Buffered {
   event: PulseEvent;
   at: number;
   endedAt?: number;
+  trace?: WakeTrace;
 }
 
 interface Delivery {
@@ -52,6 +54,7 @@ interface Delivery {
   event: PulseEvent;
   endedAt?: number;
   threadId?: string;
+  trace?: WakeTrace;
 }
 
 export interface WakeMetric {
@@ -61,6 +64,8 @@ export interface WakeMetric {
   timeToLocusMs?: number;
   /** From the job's end to the @life handler holding the pulse. */
   timeToPulseMs?: number;
+  /** That time step by step (ms each, in order): where a slow wake's time went. */
+  steps?: { step: string; ms: number }[];
   at: string;
   via: 'life' | 'agent' | 'notification' | 'unreachable';
 }
@@ -85,7 +90,8 @@ export class WakeFeature implements vscode.Disposable {
   private readonly inFlight = new Map<string, ClaimedWake>();
   private readonly warmTopics = new Set<string>();
   private busy = 0;
-  private readonly receipts = new Map<string, () => void>();
+  /** The wakes being delivered from this window: called with the instant @life's handler had each. */
+  private readonly receipts = new Map<string, (at: number) => void>();
   /** `terminal:<name>` wakes bound to the terminal that had the name when the wake was set. */
   private readonly terminalBindings = new Map<string, vscode.Terminal>();
   private ticking = false;
@@ -126,9 +132,11 @@ export class WakeFeature implements vscode.Disposable {
   async start(): Promise<void> {
     this.schedule.paused = this.paused;
     this.triggers.start();
+    void this.onlyOffline();
     this.subs.push(
       this.triggers,
-      this.triggers.onDidTrigger((e) => void this.onTrigger(e).catch((err: unknown) => this.log.error(`wake trigger: ${String(err)}`))),
+      this.triggers.onDidTrigger((e) => this.track(e)),
+      vscode.lm.onDidChangeChatModels(() => (this.onlyOffline$ = undefined)),
       vscode.window.onDidOpenTerminal((t) => this.bindOpenedTerminal(t)),
       this.schedule.dispatcher.onDidChange(() => this.arm(0)),
     );
@@ -157,12 +165,14 @@ export class WakeFeature implements vscode.Disposable {
   async received(prompt: string): Promise<WakeRow[]> {
     const ids = pulseWakeIds(prompt);
     if (ids.length === 0) return [];
-    this._onDidReceive.fire({ ids, at: Date.now() });
+    const at = Date.now();
+    for (const id of ids) mark(this.traces.get(id), 'received', at);
+    this._onDidReceive.fire({ ids, at });
     const delivered = await this.store.delivered(ids, { delivered: true, via: 'life' }).catch((err: unknown) => {
       this.log.warn(`wake receipt: ${String(err)}`);
       return [] as string[];
     });
-    for (const id of ids) this.receipts.get(id)?.();
+    for (const id of ids) this.receipts.get(id)?.(at);
     const rows = await this.store.list().catch(() => [] as WakeRow[]);
     this.refreshView();
     if (delivered.length === 0) this.log.info(`a pulse for ${ids.join(', ')} reached @life again; it was delivered before`);
@@ -241,13 +251,23 @@ export class WakeFeature implements vscode.Disposable {
 
   // ── triggers → claims ───────────────────────────────────────────────────────────────────────
 
+  /** Triggers whose claim is still being prepared, by when they happened: a pulse waits for those of its window. */
+  private readonly pipelines = new Set<{ at: number; done: Promise<void> }>();
+
+  private track(e: TriggerEvent): void {
+    const at = e.kind === 'job.done' ? e.job.endedAt : e.at;
+    const p = { at, done: this.onTrigger(e).catch((err: unknown) => this.log.error(`wake trigger: ${String(err)}`)) };
+    this.pipelines.add(p);
+    void p.done.finally(() => this.pipelines.delete(p));
+  }
+
   private async onTrigger(e: TriggerEvent): Promise<void> {
     if (e.kind === 'job.done') return this.jobEnded(e.job);
     const match = (r: WakeRow): boolean => r.when === e.kind && this.eligible(r);
     const detail = e.kind === 'scm.changed' ? `${e.what} in ${e.repo}` : e.why;
     if (!(await this.store.list()).some((r) => r.status === 'pending' && match(r))) return;
     const claimed = await this.store.claimTriggered(match, { detail }, this.claimer());
-    for (const c of claimed) this.enqueue(c, { ...pulseEventOfRow(c.row), reason: e.kind, detail });
+    for (const c of claimed) this.enqueue(c, { ...pulseEventOfRow(c.row), reason: e.kind, detail }, { at: e.at });
   }
 
   /** Which pending wakes a job's end fires in this window (design §8 job_id, §9 ownership). */
@@ -275,40 +295,43 @@ export class WakeFeature implements vscode.Disposable {
   private async jobEnded(job: JobEndEvent): Promise<void> {
     const match = this.jobMatcher(job);
     if (!(await this.store.list()).some(match)) return;
+    const trace = job.trace;
+    mark(trace, 'match', Date.now());
     const output = job.output;
     const evidenceId = `job-${randomBase36(8)}`;
-    let landing: LandingRef | undefined;
-    if (job.logPath) {
-      // A command row's log is its evidence already (redacted, capped); land on its summary line.
-      const line = output.summaryLine !== undefined ? output.summaryLine + 1 : undefined;
-      landing = { kind: 'deep_link', uri: line !== undefined ? fileLink(job.logPath, line, line) : fileLink(job.logPath) };
-    } else {
+    const status = jobStatus(job.exitCode);
+    // The evidence, the desk and the code locus do not wait for each other.
+    const evidence$ = (async (): Promise<LandingRef | undefined> => {
+      if (job.logPath) {
+        // A command row's log is its evidence already (redacted, capped); land on its summary line.
+        const line = output.summaryLine !== undefined ? output.summaryLine + 1 : undefined;
+        return { kind: 'deep_link', uri: line !== undefined ? fileLink(job.logPath, line, line) : fileLink(job.logPath) };
+      }
       const ev = await writeEvidence(this.storeDir, evidenceId, job, output.text, output.summaryLine).catch((err: unknown) => {
         this.log.warn(`evidence for ${job.jobId}: ${String(err)}`);
         return undefined;
       });
-      if (ev) landing = { kind: 'deep_link', uri: ev.focusLine !== undefined ? fileLink(ev.path, ev.focusLine, ev.focusLine) : fileLink(ev.path) };
-    }
+      mark(trace, 'evidence', Date.now());
+      return ev ? { kind: 'deep_link', uri: ev.focusLine !== undefined ? fileLink(ev.path, ev.focusLine, ev.focusLine) : fileLink(ev.path) } : undefined;
+    })();
     // A report page the output names goes on the desk (design §5): the landing brings it to front.
-    let desk: DeskState = 'none';
-    const shown = await this.desk.showJobReport({ output: output.text, evidenceId: `${evidenceId}-report`, ...(job.cwd ? { cwd: job.cwd } : {}) }).catch((err: unknown) => {
-      this.log.warn(`desk for ${job.jobId}: ${String(err)}`);
-      return undefined;
-    });
-    if (shown) {
-      desk = shown.status;
-      landing = shown.landing;
-    }
-    const status = jobStatus(job.exitCode);
-    if (status === 'failed') {
-      const anchor = await this.codeLocus(output.text, job);
-      if (anchor) landing = { kind: 'code_anchor', anchor };
-    }
+    const desk$ = this.desk
+      .showJobReport({ output: output.text, evidenceId: `${evidenceId}-report`, ...(job.cwd ? { cwd: job.cwd } : {}) })
+      .catch((err: unknown) => {
+        this.log.warn(`desk for ${job.jobId}: ${String(err)}`);
+        return undefined;
+      })
+      .finally(() => mark(trace, 'desk', Date.now()));
+    const anchor$ = status === 'failed' ? this.codeLocus(output.text, job).catch(() => undefined).finally(() => mark(trace, 'code locus', Date.now())) : Promise.resolve(undefined);
+    const [evidence, shown, anchor] = await Promise.all([evidence$, desk$, anchor$]);
+    const desk: DeskState = shown ? shown.status : 'none';
+    const landing: LandingRef | undefined = anchor ? { kind: 'code_anchor', anchor } : (shown?.landing ?? evidence);
     const outcome: WakeOutcome = { jobStatus: status, exitCode: job.exitCode ?? null, summary: output.summary, ...(landing ? { landing } : {}), desk };
     const claimed = await this.store.claimTriggered(match, outcome, this.claimer());
+    mark(trace, 'claim', Date.now());
     for (const c of claimed) {
       this.terminalBindings.delete(c.id);
-      this.enqueue(c, { ...pulseEventOfRow(c.row), reason: 'job.done', job: { id: job.jobId, status, exitCode: job.exitCode ?? null } }, job.endedAt);
+      this.enqueue(c, { ...pulseEventOfRow(c.row), reason: 'job.done', job: { id: job.jobId, status, exitCode: job.exitCode ?? null } }, { at: job.endedAt, endedAt: job.endedAt, ...(trace ? { trace } : {}) });
     }
   }
 
@@ -329,15 +352,43 @@ export class WakeFeature implements vscode.Disposable {
     return { now: new Date(), holder: this.holder };
   }
 
-  /** Claims of one thread that arrive within 250 ms become one pulse. */
-  private enqueue(claimed: ClaimedWake, event: PulseEvent, endedAt?: number): void {
+  /**
+   * Triggers of one thread that happen within 250 ms become one pulse. The window counts from when
+   * the first one happened (`trigger.at`: a job's end event, a repository change; else now), so the
+   * time its claim took to prepare is not waited again; and it is not waited at all when no other
+   * wake of the thread could join (see drainIfAlone).
+   */
+  private enqueue(claimed: ClaimedWake, event: PulseEvent, trigger: { at?: number; endedAt?: number; trace?: WakeTrace } = {}): void {
     this.inFlight.set(claimed.token, claimed);
-    this.buffer.push({ claimed, event, at: Date.now(), ...(endedAt !== undefined ? { endedAt } : {}) });
-    if (!this.bufferTimer) this.bufferTimer = setTimeout(() => void this.drainBuffer(), COALESCE_MS);
+    const now = Date.now();
+    const at = Math.min(trigger.at ?? now, now);
+    this.buffer.push({ claimed, event, at, ...(trigger.endedAt !== undefined ? { endedAt: trigger.endedAt } : {}), ...(trigger.trace ? { trace: trigger.trace } : {}) });
+    if (!this.bufferTimer) this.bufferTimer = setTimeout(() => void this.drainBuffer(), Math.max(0, at + COALESCE_MS - now));
+    void this.drainIfAlone().catch((err: unknown) => this.log.warn(`wake buffer: ${String(err)}`));
+  }
+
+  /**
+   * Only a wake still pending can join a pulse (its trigger claims it): when no wake of the buffered
+   * threads waits for a job, a repository change or the user's return here (timers never join), the
+   * pulse goes now instead of at the window's end.
+   */
+  private async drainIfAlone(): Promise<void> {
+    const rows = await this.store.list();
+    if (!this.bufferTimer || this.buffer.length === 0) return;
+    const topic = this.continuity.currentTopic();
+    const threads = new Set(this.buffer.map((b) => b.claimed.row.threadId ?? topic));
+    if (rows.some((r) => r.status === 'pending' && r.when !== 'timer' && threads.has(r.threadId ?? topic) && this.eligible(r))) return;
+    clearTimeout(this.bufferTimer);
+    void this.drainBuffer();
   }
 
   private async drainBuffer(): Promise<void> {
     this.bufferTimer = undefined;
+    if (this.buffer.length === 0) return;
+    // A trigger of the window whose claim is still being prepared (its evidence written) joins this pulse.
+    const first = Math.min(...this.buffer.map((b) => b.at));
+    const late = [...this.pipelines].filter((p) => p.at <= first + COALESCE_MS).map((p) => p.done);
+    if (late.length > 0) await Promise.race([Promise.allSettled(late), new Promise((r) => setTimeout(r, COALESCE_MS))]);
     const items = this.buffer.splice(0);
     const byId = new Map(items.map((b) => [b.claimed.id, b]));
     const triggers: WakeTrigger[] = items.map((b) => ({
@@ -357,8 +408,10 @@ export class WakeFeature implements vscode.Disposable {
       const first = members[0];
       if (!first) continue;
       const endedAt = members.map((m) => m.endedAt).find((t) => t !== undefined);
+      const trace = members.map((m) => m.trace).find((t) => t !== undefined);
+      mark(trace, 'coalesce', Date.now());
       const event: PulseEvent = { ...group, wakeIds: group.wakeIds };
-      await this.deliver({ claims: members.map((m) => m.claimed), event, ...(endedAt !== undefined ? { endedAt } : {}), ...(first.claimed.row.threadId ? { threadId: first.claimed.row.threadId } : {}) }).catch(
+      await this.deliver({ claims: members.map((m) => m.claimed), event, ...(endedAt !== undefined ? { endedAt } : {}), ...(first.claimed.row.threadId ? { threadId: first.claimed.row.threadId } : {}), ...(trace ? { trace } : {}) }).catch(
         (err: unknown) => this.log.error(`wake delivery: ${String(err)}`),
       );
     }
@@ -369,6 +422,7 @@ export class WakeFeature implements vscode.Disposable {
   /** Decides whether a delivery may go now; if not, its wakes wait on disk with the reason. */
   private async deliver(d: Delivery): Promise<void> {
     const reason = await this.holdReason(d.claims.map((c) => c.id));
+    mark(d.trace, 'hold check', Date.now());
     if (reason) {
       await this.hold(d.claims, reason);
       return;
@@ -413,6 +467,7 @@ export class WakeFeature implements vscode.Disposable {
         shownLanding = { kind: 'code_anchor', anchor: res.healed };
         event = { ...event, landing: shownLanding, landingStep: res.step };
       }
+      mark(d.trace, 'anchor', Date.now());
     }
     // A desk page is brought to front first: the pulse says what the desk did (ok, prepared, needs_restore).
     let landed: LandResult | undefined;
@@ -425,16 +480,22 @@ export class WakeFeature implements vscode.Disposable {
       if (d.endedAt !== undefined && landed) timeToLocusMs = Date.now() - d.endedAt;
       if (landed?.desk) event = { ...event, desk: landed.desk };
     }
-    // Otherwise the landing opens while the pulse goes out: neither waits for the other.
-    const landing$ = landing && !landed
-      ? this.landTrusted(shownLanding ?? landing).then(
-          (l) => {
-            landed = l;
-            if (d.endedAt !== undefined) timeToLocusMs = Date.now() - d.endedAt;
-          },
-          (err: unknown) => this.log.warn(`wake landing: ${String(err)}`),
-        )
-      : Promise.resolve();
+    // Otherwise the landing opens while the pulse goes out: neither waits for the other's end. It
+    // starts once the chat has the request (the command returned), because an editor opening at the
+    // same moment slows the request to @life about twice as much as it is itself slowed by waiting.
+    let landing$: Promise<void> | undefined;
+    const startLanding = (): Promise<void> =>
+      (landing$ ??=
+        landing && !landed
+          ? this.landTrusted(shownLanding ?? landing).then(
+              (l) => {
+                landed = l;
+                if (d.endedAt !== undefined) timeToLocusMs = Date.now() - d.endedAt;
+              },
+              (err: unknown) => this.log.warn(`wake landing: ${String(err)}`),
+            )
+          : Promise.resolve());
+    if (landing && !landed) void this.lander.preload(shownLanding ?? landing).catch(() => undefined);
     const pulse = renderPulse(first.row, event, { maxChars: setting('wake.pulseMaxChars', 600) });
     const topic = d.threadId ?? this.continuity.currentTopic();
     let text = pulse;
@@ -442,6 +503,7 @@ export class WakeFeature implements vscode.Disposable {
       const pack = await this.coldPack(topic);
       if (pack) text = `${pulse}\n\n(cold start: the continuity pack of topic ${topic} follows)\n${pack}`;
     }
+    mark(d.trace, 'pulse', Date.now());
     const reason = event.reason ?? first.row.when;
     const metric = (via: WakeMetric['via'], timeToPulseMs?: number): WakeMetric => ({
       ids,
@@ -449,17 +511,19 @@ export class WakeFeature implements vscode.Disposable {
       wakeChars: pulse.length,
       ...(timeToLocusMs !== undefined ? { timeToLocusMs } : {}),
       ...(timeToPulseMs !== undefined ? { timeToPulseMs } : {}),
+      ...(d.trace ? { steps: traceSteps(d.trace) } : {}),
       at: new Date().toISOString(),
       via,
     });
     const facts = (): { wakeChars: number; timeToLocusMs?: number } => ({ wakeChars: pulse.length, ...(timeToLocusMs !== undefined ? { timeToLocusMs } : {}) });
     if (shownLanding) await this.store.annotate(ids, {}, { landing: shownLanding }).catch(() => undefined);
+    mark(d.trace, 'annotate', Date.now());
 
     if (setting<string>('wake.target', 'life') === 'agent') {
       // Agent mode gives no receipt: submitted, not seen (design §9).
       try {
         await vscode.commands.executeCommand('workbench.action.chat.open', { query: text, isPartialQuery: false, mode: 'agent' });
-        await landing$;
+        await startLanding();
         await this.store.delivered(ids, { delivered: true, via: 'agent', unverified: true, ...facts() });
         this.warmTopics.add(topic);
         this.finish(d, metric('agent'), text, landed);
@@ -469,18 +533,23 @@ export class WakeFeature implements vscode.Disposable {
       }
     } else {
       for (const id of ids) this.deliveringTopics.set(id, topic);
+      if (d.trace) for (const id of ids) this.traces.set(id, d.trace);
       const got = this.waitForReceipt(ids, RECEIPT_TIMEOUT_MS).finally(() => {
         for (const id of ids) this.deliveringTopics.delete(id);
+        for (const id of ids) this.traces.delete(id);
       });
       try {
         // With no language model, the chat must be told to use the offline responder, or it refuses the request.
-        const offline = (await realModels()).length === 0;
+        const offline = await this.onlyOffline();
+        mark(d.trace, 'models', Date.now());
         await vscode.commands.executeCommand('workbench.action.chat.open', { query: `@life ${text}`, isPartialQuery: false, ...(offline ? { modelSelector: OFFLINE_SELECTOR } : {}) });
       } catch (err) {
         this.log.warn(`wake: the chat could not be opened (${String(err)})`);
       }
+      void startLanding();
       if (await got) {
-        await landing$;
+        if (d.trace) this.log.info(`wake ${ids.join(', ')}: job end → @life ${describeTrace(d.trace)}`);
+        await startLanding();
         await this.store.annotate(ids, facts()).catch(() => undefined);
         this.warmTopics.add(topic);
         this.finish(d, metric('life', d.endedAt !== undefined ? this.receivedAt(ids) - d.endedAt : undefined), text, landed);
@@ -488,7 +557,7 @@ export class WakeFeature implements vscode.Disposable {
       }
     }
     // The chat could not be reached: wait and try again; after 2 minutes, a notification instead.
-    await landing$;
+    await startLanding();
     const rows = (await this.store.list()).filter((r) => ids.includes(r.id));
     if (rows.some((r) => r.status === 'fired')) return;
     const tooLong = rows.some((r) => unreachableTooLong(r, new Date()));
@@ -507,7 +576,22 @@ export class WakeFeature implements vscode.Disposable {
     this.finish(d, metric('notification'), text, landed);
   }
 
+  private onlyOffline$: Promise<boolean> | undefined;
+
+  /** Whether the offline responder is the only model: looked up once, again when the models change. */
+  private onlyOffline(): Promise<boolean> {
+    return (this.onlyOffline$ ??= realModels().then(
+      (m) => m.length === 0,
+      () => {
+        this.onlyOffline$ = undefined;
+        return false;
+      },
+    ));
+  }
+
   private readonly receiptTimes = new Map<string, number>();
+  /** The timings of the wakes being delivered, until @life has them. */
+  private readonly traces = new Map<string, WakeTrace>();
   /** The topic of each wake being delivered from this window, for the transcript its pulse goes to. */
   private readonly deliveringTopics = new Map<string, string>();
 
@@ -535,8 +619,8 @@ export class WakeFeature implements vscode.Disposable {
         resolve(ok);
       };
       for (const id of ids) {
-        this.receipts.set(id, () => {
-          this.receiptTimes.set(id, Date.now());
+        this.receipts.set(id, (at) => {
+          this.receiptTimes.set(id, at);
           left.delete(id);
           if (left.size === 0) done(true);
         });

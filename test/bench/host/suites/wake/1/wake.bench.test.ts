@@ -39,6 +39,8 @@ describe('bench: time to report locus and to the pulse, in the real host', () =>
     const locus: number[] = [];
     const pulse: number[] = [];
     const plain: number[] = [];
+    /** Each run's way to the pulse, step by step: the process's exit → VS Code's task end event, then the wake's own steps. */
+    const breakdowns: { step: string; ms: number }[][] = [];
     // No language model: the offline responder receives the pulses (and the chat must be told to use it).
     const dir = mkdtempSync(join(tmpdir(), 'lt-bench-wake-'));
     for (let i = 0; i < RUNS; i++) {
@@ -48,6 +50,12 @@ describe('bench: time to report locus and to the pulse, in the real host', () =>
         const sub = api.wakes.onDidReceive((e) => {
           sub.dispose();
           resolve(e.at);
+        });
+      });
+      const delivered = new Promise<{ timeToPulseMs?: number; steps?: { step: string; ms: number }[] }>((resolve) => {
+        const sub = api.wakes.onDidDeliver((e) => {
+          sub.dispose();
+          resolve(e);
         });
       });
       await vscode.lm.invokeTool('lifethread_sendToLifeThread', { input: { text: `BENCH ${i}`, when: 'job.done', job_id: name }, toolInvocationToken: undefined });
@@ -64,7 +72,11 @@ describe('bench: time to report locus and to the pulse, in the real host', () =>
       );
       const exit = exitAt(stamp);
       locus.push(shown.at - exit);
-      pulse.push((await received) - exit);
+      const receivedAt = await received;
+      pulse.push(receivedAt - exit);
+      const m = await delivered;
+      const steps = m.steps ?? [];
+      breakdowns.push([{ step: 'task end event', ms: receivedAt - exit - steps.reduce((a, s) => a + s.ms, 0) }, ...steps]);
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
 
       // The baseline: the same task end, and an extension that only opens the same file when it ends.
@@ -84,6 +96,12 @@ describe('bench: time to report locus and to the pulse, in the real host', () =>
       plain.push(at - exitAt(plainStamp));
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     }
+    // Where the time goes: the median of each step over the runs (informational; the figures are above).
+    const names = [...new Set(breakdowns.flat().map((s) => s.step))];
+    console.log(`job end → pulse, median ms per step over ${breakdowns.length} runs: ${names.map((n) => `${n} ${round(percentile(breakdowns.map((b) => b.filter((s) => s.step === n).reduce((a, s) => a + s.ms, 0)), 50))}`).join(', ')}`);
+    console.log(`job end → pulse per run (ms): ${pulse.map((p) => Math.round(p)).join(', ')}`);
+    console.log(`report locus per run (ms): ${locus.map((p) => Math.round(p)).join(', ')}; plain: ${plain.map((p) => Math.round(p)).join(', ')}`);
+    for (const [i, b] of breakdowns.entries()) console.log(`  run ${i}: ${b.map((s) => `${s.step} ${Math.round(s.ms)}`).join(', ')}`);
     const info = phaseInfo();
     assert.ok(info);
     const base = round(percentile(plain, 95));
