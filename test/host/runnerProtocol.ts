@@ -12,6 +12,8 @@ export const runnerRequestSchema = z.discriminatedUnion('action', [
   z.object({ seq: z.string(), action: z.literal('keyboard'), keys: z.string().min(1).max(80) }),
   /** Waits until a webview of the workbench shows `text`; answers `{ ok, found }`. */
   z.object({ seq: z.string(), action: z.literal('webviewText'), text: z.string().min(1).max(200), timeoutMs: z.number().int().min(100).max(60_000).default(15_000) }),
+  /** Waits until the workbench itself (not a webview; e.g. the chat view) shows `text`; answers `{ ok, found }`. */
+  z.object({ seq: z.string(), action: z.literal('pageText'), text: z.string().min(1).max(200), timeoutMs: z.number().int().min(100).max(60_000).default(15_000) }),
   z.object({ seq: z.string(), action: z.literal('noop') }),
   /**
    * Opens a second workbench page of the same code-server (same user data, so the same store) on
