@@ -87,6 +87,15 @@ async function act(page: Page, req: RunnerRequest, stateDir: string, server: Run
       return { ok: true, stateDir };
     case 'webviewText':
       return { ok: true, found: await webviewShows(page, req.text, req.timeoutMs) };
+    case 'pageText':
+      return {
+        ok: true,
+        found: await page
+          .getByText(req.text, { exact: false })
+          .first()
+          .waitFor({ state: 'visible', timeout: req.timeoutMs })
+          .then(() => true, () => false),
+      };
     case 'openWindow': {
       const other = await page.context().newPage();
       otherWindows.set(page, [...(otherWindows.get(page) ?? []), other]);
