@@ -159,21 +159,6 @@ export class Lander {
   }
 
   /** `trusted`: a path Life Thread recorded itself (evidence, a job's log), not one taken from a link. */
-  /**
-   * Loads the document a landing will show (no UI), so that showing it later is quick: the wake
-   * loads its evidence while the pulse goes to the chat, and shows it once the chat has the request.
-   */
-  async preload(ref: LandingRef): Promise<void> {
-    let path: string | undefined;
-    if (ref.kind === 'code_anchor') path = ref.anchor.path;
-    else if (ref.kind === 'deep_link') {
-      const link = parseDeepLink(ref.uri, this.uriSchemes);
-      if (link.kind === 'file') path = link.path;
-    }
-    if (path === undefined || (!isInsideFolders(path, folders()) && !isInsideFolders(path, this.ownDirs))) return;
-    await vscode.workspace.openTextDocument(vscode.Uri.file(path));
-  }
-
   async openFile(path: string, startLine?: number, endLine?: number, trusted = false): Promise<LandResult> {
     if (!trusted && !isInsideFolders(path, folders()) && !isInsideFolders(path, this.ownDirs)) {
       const why = new ShownInputError('uri', `${path} is outside the open workspace folders; a landing only opens places inside them`);

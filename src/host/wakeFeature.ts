@@ -480,9 +480,9 @@ export class WakeFeature implements vscode.Disposable {
       if (d.endedAt !== undefined && landed) timeToLocusMs = Date.now() - d.endedAt;
       if (landed?.desk) event = { ...event, desk: landed.desk };
     }
-    // Otherwise the landing opens while the pulse goes out: neither waits for the other's end. It
-    // starts once the chat has the request (the command returned), because an editor opening at the
-    // same moment slows the request to @life about twice as much as it is itself slowed by waiting.
+    // Otherwise the landing opens while the pulse goes out: neither waits for the other. (Starting it
+    // only once chat.open returned sped the pulse up but made time-to-report-locus wait for a cold
+    // chat's first request, seconds: the seed's own metric comes first.)
     let landing$: Promise<void> | undefined;
     const startLanding = (): Promise<void> =>
       (landing$ ??=
@@ -495,7 +495,7 @@ export class WakeFeature implements vscode.Disposable {
               (err: unknown) => this.log.warn(`wake landing: ${String(err)}`),
             )
           : Promise.resolve());
-    if (landing && !landed) void this.lander.preload(shownLanding ?? landing).catch(() => undefined);
+    void startLanding();
     const pulse = renderPulse(first.row, event, { maxChars: setting('wake.pulseMaxChars', 600) });
     const topic = d.threadId ?? this.continuity.currentTopic();
     let text = pulse;
