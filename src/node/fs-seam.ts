@@ -30,6 +30,13 @@ export interface FsSeam {
   mkdir(path: string): Promise<void>;
   unlink(path: string): Promise<void>;
   readdir(path: string): Promise<string[]>;
+  /**
+   * Reads a whole file into `into` (a larger buffer only when it does not fit) and returns a view of
+   * the bytes read: nothing allocated for a file read again and again. `size` is the size a stat
+   * just found: a short read at or past it is the end of the file. Optional: a seam without it is
+   * read with readFile.
+   */
+  readInto?(path: string, into: Buffer, size: number): Promise<Buffer>;
 }
 
 export const nodeFs: FsSeam = {
@@ -43,4 +50,24 @@ export const nodeFs: FsSeam = {
   },
   unlink: (p) => fsp.unlink(p),
   readdir: (p) => fsp.readdir(p),
+  readInto: async (p, into, size) => {
+    const h = await fsp.open(p, 'r');
+    try {
+      let buf = into;
+      let n = 0;
+      for (;;) {
+        if (n === buf.length) {
+          const bigger = Buffer.allocUnsafeSlow(Math.max(64 * 1024, 2 * buf.length));
+          buf.copy(bigger, 0, 0, n);
+          buf = bigger;
+        }
+        const { bytesRead } = await h.read(buf, n, buf.length - n, n);
+        n += bytesRead;
+        // A regular file reads short only at its end (Node's readFile trusts fstat the same way).
+        if (bytesRead === 0 || (n >= size && n < buf.length)) return buf.subarray(0, n);
+      }
+    } finally {
+      await h.close();
+    }
+  },
 };

@@ -51,6 +51,8 @@ export interface Described<R> {
 export interface PassOutcome {
   reminders: PassResult<ReminderRow>;
   commands: PassResult<CommandRow>;
+  /** When the next pass has work, from the rows as this pass left them (both tables read). */
+  nextWorkAt?: Date | null;
 }
 
 /** A pass where one table failed: the other table's claims are still in `partial` and must be fired. */
@@ -218,13 +220,14 @@ export class ScheduleStore {
       // The claims are written: they must still fire even though the pulse could not be touched.
       throw new PassError(err instanceof Error ? err : new Error(String(err)), { reminders, commands });
     }
-    return { reminders, commands };
+    const next = Math.min(nextWorkMs(reminders.rows), nextWorkMs(commands.rows));
+    return { reminders, commands, nextWorkAt: Number.isFinite(next) ? new Date(next) : null };
   }
 
   /** Re-reads the row and returns it only if this run's token is still on it (the claim was not lost). */
   async verifyClaim(run: ClaimedRun): Promise<ScheduleRow | undefined> {
-    const snap = await this.tableFor(run.id).read();
-    return (snap.rows as ScheduleRow[]).find((r) => r.id === run.id && r.claim?.token === run.token);
+    const rows = (await this.tableFor(run.id).rows()) as readonly ScheduleRow[];
+    return rows.find((r) => r.id === run.id && r.claim?.token === run.token);
   }
 
   /** Writes a run's fact if the row still exists with this run's token; false otherwise (removed meanwhile). */
@@ -248,9 +251,21 @@ export class ScheduleStore {
 
   /** When the next pass has work, from both tables as they are on disk. */
   async nextWorkAt(): Promise<Date | null> {
-    const [r, c] = await Promise.all([this.reminders.read(), this.commands.read()]);
-    return nextWorkAt([...r.rows, ...c.rows]);
+    const [r, c] = await Promise.all([this.reminders.rows(), this.commands.rows()]);
+    const at = Math.min(nextWorkMs(r), nextWorkMs(c));
+    return Number.isFinite(at) ? new Date(at) : null;
   }
+}
+
+/** nextWorkAt of one table's rows, computed once per version of the table (the rows array is kept while the file is unchanged). */
+const nextWorkMemo = new WeakMap<readonly ScheduleRow[], number>();
+function nextWorkMs(rows: readonly ScheduleRow[]): number {
+  let at = nextWorkMemo.get(rows);
+  if (at === undefined) {
+    at = nextWorkAt(rows)?.getTime() ?? Infinity;
+    nextWorkMemo.set(rows, at);
+  }
+  return at;
 }
 
 function checkText(value: string, field: string, max: number): string {
