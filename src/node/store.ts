@@ -11,7 +11,7 @@
  * re-validated after another process changed one row, and adding a row does not parse the others.
  */
 import { createHash } from 'node:crypto';
-import { promises as fsp, readFileSync } from 'node:fs';
+import { readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { stringifyDeep } from '../core/jsonText';
 import { SCHEMA_VERSION } from '../core/schema';
@@ -407,7 +407,6 @@ export class Table<Row extends { id: string }> {
       this.spare = written.own;
       throw e;
     }
-    for (const r of written.rows) deepFreeze(r);
     const old = this.known;
     const version: Version<Row> = { bytes: written.text, rows: written.rows, spans: written.spans, clean: true, own: written.own };
     this.known = version;
@@ -458,7 +457,7 @@ export class Table<Row extends { id: string }> {
     } catch {
       return;
     }
-    if (sum) await this.writeSum(sum);
+    if (sum) this.writeSum(sum);
   }
 
   private async assertHeld(lock: HeldLock): Promise<void> {
@@ -482,7 +481,7 @@ export class Table<Row extends { id: string }> {
     const head = HEADER_RE.exec(bytes.subarray(0, 64).toString('latin1'));
     if (!head || Number(head[1]) !== SCHEMA_VERSION) return false;
     if (!bytes.subarray(bytes.length - FOOTER.length).equals(FOOTER_BYTES)) return false;
-    if (digest(bytes) !== (await this.readSum())) return false;
+    if (digest(bytes) !== this.sumSync()) return false;
     // Only a real key holds `"id":"…"` unescaped: a match anywhere means the id is taken.
     if (bytes.includes(`"id":${JSON.stringify(row.id)}`)) return false;
     const line = Buffer.from(JSON.stringify(row));
@@ -494,7 +493,7 @@ export class Table<Row extends { id: string }> {
     }
     await this.assertHeld(lock);
     await this.atomicWrite(this.file, text);
-    await this.writeSum(digest(text));
+    this.writeSum(digest(text));
     return true;
   }
 
@@ -703,6 +702,8 @@ export class Table<Row extends { id: string }> {
     if (bad) this.refuse(i, row, bad);
     const parsed = this.rowSchema.safeParse(row);
     if (!parsed.success) return this.refuse(i, row, formatIssues(parsed.error.issues));
+    // Every row the table holds is frozen: the rows handed to the next update are these.
+    deepFreeze(parsed.data);
     return parsed.data;
   }
 
@@ -719,23 +720,23 @@ export class Table<Row extends { id: string }> {
     }
   }
 
-  private async readSum(): Promise<string | undefined> {
-    try {
-      return (await fsp.readFile(this.sumFile, 'utf8')).trim();
-    } catch {
-      return undefined;
-    }
-  }
-
-  /** Best effort, outside the fault seam: a missing or stale digest only means the next reader validates the rows itself. */
-  private async writeSum(sum: string): Promise<void> {
+  /**
+   * Best effort, outside the fault seam: a missing or stale digest only means the next reader
+   * validates the rows itself. 41 bytes, written synchronously.
+   */
+  private writeSum(sum: string): void {
     const tmp = path.join(this.dir, `.${path.basename(this.sumFile)}.${process.pid}.${randomBase36(8)}.tmp`);
     try {
-      await fsp.writeFile(tmp, `${sum}\n`);
-      await fsp.rename(tmp, this.sumFile);
+      writeFileSync(tmp, `${sum}\n`);
+      renameSync(tmp, this.sumFile);
     } catch {
-      await fsp.unlink(tmp).catch(() => undefined);
-      await fsp.unlink(this.sumFile).catch(() => undefined);
+      for (const f of [tmp, this.sumFile]) {
+        try {
+          unlinkSync(f);
+        } catch {
+          // gone already
+        }
+      }
     }
   }
 
