@@ -47,3 +47,24 @@ export async function sendChat(page: Page, text: string): Promise<void> {
 export function sidebarFrame(page: Page): FrameLocator {
   return page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
 }
+
+/**
+ * Scrolls the chat (a virtual list: the DOM's scrollIntoView does not move it) with the mouse wheel until
+ * `target` is whole in view, or its top is at the top when it is taller than the view.
+ */
+export async function revealInChat(page: Page, target: Locator): Promise<void> {
+  const list = page.locator('.interactive-session .interactive-list').first();
+  await target.waitFor({ state: 'attached', timeout: 15_000 });
+  for (let i = 0; i < 40; i++) {
+    const view = await list.boundingBox();
+    const box = await target.boundingBox();
+    if (!view || !box) break;
+    const above = view.y - box.y;
+    const below = box.y + box.height - (view.y + view.height);
+    const delta = above > 0 ? -above : below > 0 ? Math.min(below, box.y - view.y) : 0;
+    if (Math.abs(delta) < 2) break;
+    await page.mouse.move(view.x + view.width / 2, view.y + view.height / 2);
+    await page.mouse.wheel(0, delta);
+    await page.waitForTimeout(150);
+  }
+}
