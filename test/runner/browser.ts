@@ -68,3 +68,21 @@ export async function revealInChat(page: Page, target: Locator): Promise<void> {
     await page.waitForTimeout(150);
   }
 }
+
+/** Drags the secondary side bar's edge (where the chat view lives) until it is `width` px wide, so long pulse lines fit a screenshot; returns the width it had. */
+export async function widenChat(page: Page, width: number): Promise<number> {
+  const bar = page.locator('.part.auxiliarybar');
+  const box = await bar.boundingBox();
+  if (!box) return 0;
+  // The sash is its own element beside the bar's edge (the bar may have a margin): take the vertical sash nearest that edge.
+  const sashX = await page.evaluate((edge) => {
+    const xs = [...document.querySelectorAll('.monaco-sash.vertical')].map((e) => e.getBoundingClientRect()).filter((r) => r.height > 200).map((r) => r.x + r.width / 2);
+    return xs.sort((a, b) => Math.abs(a - edge) - Math.abs(b - edge))[0] ?? edge;
+  }, box.x);
+  await page.mouse.move(sashX, box.y + box.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(sashX - (width - box.width), box.y + box.height / 2, { steps: 5 });
+  await page.mouse.up();
+  await page.waitForTimeout(300);
+  return box.width;
+}
