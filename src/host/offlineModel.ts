@@ -13,10 +13,14 @@ export const OFFLINE_MODEL_NAME = 'Life Thread — offline, commands only';
 /** Whether the model picker offers a model; VS Code reads it where the stable type does not name it yet. */
 export type PickableModel = vscode.LanguageModelChatInformation & { readonly isUserSelectable: boolean };
 
-export function offlineModelInfo(): PickableModel {
+/**
+ * The offline responder as the vendor lists it. `pickable` is false while the OpenAI-compatible endpoint
+ * offers models: the picker would otherwise take the responder (listed for agent mode) over them.
+ */
+export function offlineModelInfo(pickable = true): PickableModel {
   return {
     // The chat only sends requests to models a user may pick; without this `@life` gets "Language model unavailable".
-    isUserSelectable: true,
+    isUserSelectable: pickable,
     id: OFFLINE_MODEL_ID,
     name: OFFLINE_MODEL_NAME,
     family: 'lifethread-offline',

@@ -59,7 +59,8 @@ export class OpenAiCompatibleProvider implements vscode.LanguageModelChatProvide
   }
 
   async provideLanguageModelChatInformation(options: vscode.PrepareLanguageModelChatModelOptions, token: vscode.CancellationToken): Promise<OpenAiModel[]> {
-    return [...(await this.serverModels(options, token)), offlineModelInfo()];
+    const server = await this.serverModels(options, token);
+    return [...server, offlineModelInfo(server.length === 0)];
   }
 
   private async serverModels(_options: vscode.PrepareLanguageModelChatModelOptions, token: vscode.CancellationToken): Promise<OpenAiModel[]> {
