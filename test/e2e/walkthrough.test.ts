@@ -69,6 +69,8 @@ describe('the first five minutes (walkthrough, demo workspace, Chromium driving 
         'lifeThread.openai.model': model.modelId,
         'lifeThread.cdp.chromiumPath': '/usr/bin/chromium',
         'git.openRepositoryInParentFolders': 'never',
+        // A wide chat (for the wake's screenshot) would otherwise give half its width to the sessions list.
+        'chat.viewSessions.enabled': false,
         'workbench.colorTheme': 'Default Dark Modern',
       },
     });

@@ -48,6 +48,8 @@ describe('the first five minutes without any language model (Chromium driving co
         'lifeThread.timeZone': 'Europe/Berlin',
         'lifeThread.cdp.chromiumPath': '/usr/bin/chromium',
         'git.openRepositoryInParentFolders': 'never',
+        // A wide chat (for the wake's screenshot) would otherwise give half its width to the sessions list.
+        'chat.viewSessions.enabled': false,
       },
     });
     browser = await launchBrowser(stateDir);

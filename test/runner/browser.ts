@@ -56,9 +56,11 @@ export async function revealInChat(page: Page, target: Locator): Promise<void> {
   const list = page.locator('.interactive-session .interactive-list').first();
   await target.waitFor({ state: 'attached', timeout: 15_000 });
   for (let i = 0; i < 40; i++) {
-    const view = await list.boundingBox();
+    const listBox = await list.boundingBox();
     const box = await target.boundingBox();
-    if (!view || !box) break;
+    if (!listBox || !box) break;
+    // The list's top holds the request's sticky header: count the view from below it.
+    const view = { ...listBox, y: listBox.y + 40, height: listBox.height - 40 };
     const above = view.y - box.y;
     const below = box.y + box.height - (view.y + view.height);
     const delta = above > 0 ? -above : below > 0 ? Math.min(below, box.y - view.y) : 0;
