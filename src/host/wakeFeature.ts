@@ -500,7 +500,9 @@ export class WakeFeature implements vscode.Disposable {
     const why = 'the chat did not receive the pulse for 2 minutes (chat disabled, the view closed, or no model and no @life)';
     await this.store.delivered(ids, { delivered: false, via: 'notification', reason: why, ...facts() });
     await this.feed.push({ id: `${first.id}@${new Date().toISOString()}`, at: new Date().toISOString(), kind: 'wake', ref: first.id, title: `Wake ${first.id} (not delivered to the chat)`, body: pulse, tone: 'info' });
-    void vscode.window.showInformationMessage(`Life Thread wake ${first.id}: ${(first.row.text ?? '').slice(0, 160)} — ${why}.`, 'Open in Chat', 'Open Landing').then((pick) => {
+    // "Open Landing" only when there is a landing to open: a button that does nothing is worse than none.
+    const buttons = landing ? ['Open in Chat', 'Open Landing'] : ['Open in Chat'];
+    void vscode.window.showInformationMessage(`Life Thread wake ${first.id}: ${(first.row.text ?? '').slice(0, 160)} — ${why}.`, ...buttons).then((pick) => {
       if (pick === 'Open in Chat') void vscode.commands.executeCommand('workbench.action.chat.open', { query: `@life ${pulse}`, isPartialQuery: false });
       if (pick === 'Open Landing' && landing) void this.landTrusted(landing);
     });

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import type { LandingRef } from '../../src/core/landing';
 import { EXTENSION_ID } from '../../src/shared/commands';
 import type { LifeThreadApi } from '../../src/host/extension';
-import { RUNNER_MARKER, phaseInfoSchema, type PhaseInfo, type RunnerRequest } from './runnerProtocol';
+import type { z } from 'zod';
+import { RUNNER_MARKER, phaseInfoSchema, runnerRequestSchema, type PhaseInfo } from './runnerProtocol';
 
 export async function lifeThread(): Promise<LifeThreadApi> {
   const ext = vscode.extensions.getExtension<LifeThreadApi>(EXTENSION_ID);
@@ -28,7 +29,7 @@ let seq = 0;
 type WithoutSeq<T> = T extends unknown ? Omit<T, 'seq'> : never;
 
 /** Asks the runner to act in the browser (blur/focus the window, open a URL, screenshot) and waits for its ack. */
-export async function runnerAction(req: WithoutSeq<RunnerRequest>, timeoutMs = 20_000): Promise<unknown> {
+export async function runnerAction(req: WithoutSeq<z.input<typeof runnerRequestSchema>>, timeoutMs = 20_000): Promise<unknown> {
   const info = phaseInfo();
   if (!info) throw new Error('runner actions need the code-server runner (LIFE_THREAD_TEST_PHASE is unset)');
   const id = `${process.pid}-${Date.now()}-${seq++}`;

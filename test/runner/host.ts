@@ -10,7 +10,7 @@
 import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { ROOT, startCodeServer, testUrl } from './codeServer';
+import { ROOT, startCodeServer, testUrl, type RunningServer } from './codeServer';
 import { fixtureExtensions } from './install';
 import { launchBrowser } from './browser';
 import { RUNNER_MARKER, runnerRequestSchema, type RunnerRequest } from '../host/runnerProtocol';
@@ -49,7 +49,10 @@ function phasesOf(suite: string): { phase: string; files: string[] }[] {
     }));
 }
 
-async function act(page: Page, req: RunnerRequest, stateDir: string): Promise<unknown> {
+/** The windows `openWindow` opened beside each test page, in order. */
+const otherWindows = new WeakMap<Page, Page[]>();
+
+async function act(page: Page, req: RunnerRequest, stateDir: string, server: RunningServer): Promise<unknown> {
   switch (req.action) {
     case 'blur':
       await page.evaluate(() => {
@@ -72,7 +75,9 @@ async function act(page: Page, req: RunnerRequest, stateDir: string): Promise<un
     }
     case 'screenshot': {
       const file = join(RESULTS, `${req.name.replace(/[^\w.-]/g, '_')}.png`);
-      await page.screenshot({ path: file });
+      const target = req.window === 0 ? page : otherWindows.get(page)?.[req.window - 1];
+      if (!target) return { ok: false, error: `no window ${req.window}` };
+      await target.screenshot({ path: file });
       return { ok: true, file };
     }
     case 'keyboard':
@@ -82,6 +87,25 @@ async function act(page: Page, req: RunnerRequest, stateDir: string): Promise<un
       return { ok: true, stateDir };
     case 'webviewText':
       return { ok: true, found: await webviewShows(page, req.text, req.timeoutMs) };
+    case 'pageText':
+      return {
+        ok: true,
+        found: await page
+          .getByText(req.text, { exact: false })
+          .first()
+          .waitFor({ state: 'visible', timeout: req.timeoutMs })
+          .then(() => true, () => false),
+      };
+    case 'openWindow': {
+      const other = await page.context().newPage();
+      otherWindows.set(page, [...(otherWindows.get(page) ?? []), other]);
+      other.on('console', (m) => {
+        if (process.env.LIFE_THREAD_VERBOSE) console.log(`[window ${req.folder}] ${m.text()}`);
+      });
+      await other.goto(testUrl(server, { folder: req.folder, extensionDevelopmentPath: ROOT }), { waitUntil: 'domcontentloaded' });
+      await other.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
+      return { ok: true };
+    }
   }
 }
 
@@ -141,7 +165,7 @@ async function runPhase(browser: Browser, suite: string, phase: string, files: s
             return;
           }
           const req = parsed.data;
-          void act(page, req, stateDir)
+          void act(page, req, stateDir, server)
             .catch((err: unknown) => ({ ok: false, error: String(err) }))
             .then((res) => writeFileSync(join(ackDir, `${req.seq}.json`), JSON.stringify(res)));
           return;
