@@ -54,10 +54,11 @@ const { startCodeServer, freePort } = require(join(root, 'out/test/runner/codeSe
 const { ownExtension } = require(join(root, 'out/test/runner/install.js'));
 
 const workspace = join(stateDir, 'workspace');
-if (!existsSync(workspace)) {
+{
   // Its own repository with a small history and a sample topic, so the demo's Handover ops describe the demo, not the project around it.
-  const { makeDemoWorkspace } = require(join(root, 'out/test/runner/demoWorkspace.js'));
-  await makeDemoWorkspace(workspace);
+  const { ensureDemoWorkspace } = require(join(root, 'out/test/runner/demoWorkspace.js'));
+  const demo = await ensureDemoWorkspace(workspace);
+  if (demo.action === 'rebuilt') console.log(`start: the demo changed since ${workspace} was made: made it afresh (the old one is at ${demo.oldKeptAt})`);
 }
 const wantedPort = Number(process.env.PORT || process.env.LIFE_THREAD_PORT || 8080);
 const port = await isFree(wantedPort) ? wantedPort : await freePort();

@@ -212,13 +212,17 @@ export function heartbeat<R extends ScheduleRow>(rows: readonly R[], tokens: Rea
 /** The earliest instant a pass has work: a due row, or a running row whose holder may go stale. */
 export function nextWorkAt(rows: readonly ScheduleRow[], heartbeatStaleMs = HEARTBEAT_STALE_MS): Date | null {
   let best = Infinity;
+  // Instants this code wrote compare as text (same UTC format): the earliest is parsed once.
+  let earliestIso: string | undefined;
   for (const row of rows) {
     if (row.claim) {
       best = Math.min(best, Date.parse(row.claim.heartbeatAt) + heartbeatStaleMs + 1);
     } else if (row.status === 'pending' && row.nextRunAt) {
-      best = Math.min(best, Date.parse(row.nextRunAt));
+      if (!isUtcIso(row.nextRunAt)) best = Math.min(best, Date.parse(row.nextRunAt));
+      else if (earliestIso === undefined || row.nextRunAt < earliestIso) earliestIso = row.nextRunAt;
     }
   }
+  if (earliestIso !== undefined) best = Math.min(best, Date.parse(earliestIso));
   return Number.isFinite(best) ? new Date(best) : null;
 }
 

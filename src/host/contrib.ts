@@ -32,9 +32,17 @@ export function useRegistrar(r: Registrar | undefined): void {
   current = r ?? direct;
 }
 
+const ranCommand = new vscode.EventEmitter<string>();
+/** Fires with the id when one of Life Thread's commands starts (the walkthrough reads it as the user at work elsewhere). */
+export const onDidRunCommand = ranCommand.event;
+
 /** The registrar in use: the boot's proxies, or the VS Code API itself. */
 export const contrib: Registrar = {
-  registerCommand: (id, run) => current.registerCommand(id, run),
+  registerCommand: (id, run) =>
+    current.registerCommand(id, (...args: never[]) => {
+      ranCommand.fire(id);
+      return run(...args);
+    }),
   registerTool: (name, tool) => current.registerTool(name, tool),
   createChatParticipant: (id, handler) => current.createChatParticipant(id, handler),
   registerLanguageModelChatProvider: (vendor, provider) => current.registerLanguageModelChatProvider(vendor, provider),

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { join, dirname } from 'node:path';
 import { existsSync } from 'node:fs';
 import { AnchorIndexCache, type AnchorResolution, type CodeAnchor, type TextRange } from '../core/codeAnchor';
+import { symbolPathAt } from '../core/symbolPath';
 import type { LandingInput } from '../core/wake/contract';
 import { landingFromInput } from '../node/landingInput';
 import { InputError } from '../core/errors';
@@ -65,15 +66,6 @@ function symbolLocator(symbols: readonly vscode.DocumentSymbol[] | undefined): (
   };
 }
 
-/** The "Class.member" path of the innermost symbol whose range holds `line` (0-based). */
-function innermostSymbol(list: readonly vscode.DocumentSymbol[], line: number, prefix = ''): string | undefined {
-  for (const s of list) {
-    if (s.range.start.line > line || s.range.end.line < line) continue;
-    const name = prefix ? `${prefix}.${s.name}` : s.name;
-    return innermostSymbol(s.children ?? [], line, name) ?? name;
-  }
-  return undefined;
-}
 
 /**
  * One resolver for every LandingRef (design §4): deep links open a place and never re-resolve code;
@@ -198,7 +190,7 @@ export class Lander {
       },
       symbolAt: async (path, line) => {
         const symbols = await vscode.commands.executeCommand<vscode.DocumentSymbol[] | undefined>('vscode.executeDocumentSymbolProvider', vscode.Uri.file(path)).then(undefined, () => undefined);
-        return innermostSymbol(symbols ?? [], line);
+        return symbolPathAt(symbols ?? [], line);
       },
     });
     if (ref.kind === 'code_anchor') this.guardPath(ref.anchor.path);

@@ -4,7 +4,7 @@ import { estimateTokens, type NeutralMessage, type NeutralPart } from '../core/o
 import { listModels, streamChat } from '../node/openaiClient';
 import { COMMANDS, LM_VENDOR } from '../shared/commands';
 import { setting } from './settings';
-import { OFFLINE_ANSWER, offlineModelInfo, selectOfflineWhenAlone, type PickableModel } from './offlineModel';
+import { OFFLINE_ANSWER, offlineModelInfo, type PickableModel } from './offlineModel';
 
 export const API_KEY_SECRET = 'lifeThread.openai.apiKey';
 
@@ -59,7 +59,8 @@ export class OpenAiCompatibleProvider implements vscode.LanguageModelChatProvide
   }
 
   async provideLanguageModelChatInformation(options: vscode.PrepareLanguageModelChatModelOptions, token: vscode.CancellationToken): Promise<OpenAiModel[]> {
-    return [...(await this.serverModels(options, token)), offlineModelInfo()];
+    const server = await this.serverModels(options, token);
+    return [...server, offlineModelInfo(server.length === 0)];
   }
 
   private async serverModels(_options: vscode.PrepareLanguageModelChatModelOptions, token: vscode.CancellationToken): Promise<OpenAiModel[]> {
@@ -147,7 +148,6 @@ export function registerOpenAiProvider(context: vscode.ExtensionContext): OpenAi
   context.subscriptions.push(
     provider,
     contrib.registerLanguageModelChatProvider(LM_VENDOR, provider),
-    selectOfflineWhenAlone(context),
     contrib.registerCommand(COMMANDS.setApiKey, async () => {
       const key = await vscode.window.showInputBox({
         title: 'Life Thread: API key for the OpenAI-compatible endpoint',

@@ -123,7 +123,7 @@ export class DispatchLoop {
       this.passes++;
       this.lastError = null;
       for (const run of [...outcome.reminders.claimed, ...outcome.commands.claimed]) this.fire(run);
-      this.nextWorkAt = await store.nextWorkAt();
+      this.nextWorkAt = outcome.nextWorkAt !== undefined ? outcome.nextWorkAt : await store.nextWorkAt();
       this.opts.onPass?.(outcome);
     } catch (err) {
       // A table that failed must not strand the claims the other table already wrote.

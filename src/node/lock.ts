@@ -7,8 +7,12 @@
  * processes that both saw a dead holder. A holder is dead when its process is gone (pid, boot and
  * start time on this host), never because the lock is old; a holder on another host (a network file
  * system) is judged by age only.
+ *
+ * The lock's files are a few hundred bytes in a local folder, so they are read and written with
+ * synchronous calls: each takes microseconds, where a trip through the thread pool costs a
+ * dispatcher far more CPU than the call itself. The functions stay async for their callers.
  */
-import { promises as fsp, readFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { randomBase36 } from './ids';
@@ -125,9 +129,9 @@ export class HeldLock {
 
   /** Throws when the lock is no longer ours (removed by a person, or judged gone from another host). */
   async assertHeld(): Promise<void> {
-    const names = await fsp.readdir(this.dir).catch(() => [] as string[]);
+    const names = tryOr(() => readdirSync(this.dir), []);
     const top = maxEpoch(names);
-    const rec = await readRecord(join(this.dir, String(this.epoch)));
+    const rec = readRecord(join(this.dir, String(this.epoch)));
     if (top !== this.epoch || !rec || rec.token !== this.token || rec.state !== 'held') {
       throw new Error(`the lock ${this.dir} is no longer held by this process (epoch ${this.epoch}, now ${top})`);
     }
@@ -140,11 +144,11 @@ export class HeldLock {
     const file = join(this.dir, String(this.epoch));
     try {
       const tmp = join(this.dir, `.tmp.${process.pid}.${randomBase36(8)}`);
-      await fsp.writeFile(tmp, JSON.stringify(record('free', this.token)));
-      await fsp.rename(tmp, file);
+      writeFileSync(tmp, JSON.stringify(record('free', this.token)));
+      renameSync(tmp, file);
     } catch {
       // The previous epoch is a released record: without ours the lock is free again.
-      await fsp.unlink(file).catch(() => undefined);
+      tryOr(() => unlinkSync(file), undefined);
     }
   }
 }
@@ -159,10 +163,18 @@ function maxEpoch(names: readonly string[]): number {
   return max;
 }
 
-async function readRecord(file: string): Promise<LockRecord | undefined> {
+function tryOr<T>(op: () => T, fallback: T): T {
+  try {
+    return op();
+  } catch {
+    return fallback;
+  }
+}
+
+function readRecord(file: string): LockRecord | undefined {
   let text: string;
   try {
-    text = await fsp.readFile(file, 'utf8');
+    text = readFileSync(file, 'utf8');
   } catch {
     return undefined;
   }
@@ -179,17 +191,17 @@ async function readRecord(file: string): Promise<LockRecord | undefined> {
 
 /** Takes the lock in `dir`, waiting while a live process holds it. */
 export async function acquireLock(dir: string, opts: LockOptions): Promise<HeldLock> {
-  await fsp.mkdir(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true });
   const deadline = Date.now() + opts.waitMs;
   const token = randomBase36(16);
   let delay = 2;
   let lastHolder: LockRecord | undefined;
   for (;;) {
-    const names = await fsp.readdir(dir);
+    const names = readdirSync(dir);
     const top = maxEpoch(names);
     let free = top === 0;
     if (!free) {
-      const rec = await readRecord(join(dir, String(top)));
+      const rec = readRecord(join(dir, String(top)));
       // Gone between readdir and read: look again.
       if (!rec) continue;
       free = rec.state === 'free' || !holderAlive(rec, Date.now(), opts.foreignStaleMs);
@@ -198,28 +210,28 @@ export async function acquireLock(dir: string, opts: LockOptions): Promise<HeldL
     if (free) {
       const epoch = top + 1;
       const tmp = join(dir, `.tmp.${process.pid}.${randomBase36(8)}`);
-      await fsp.writeFile(tmp, JSON.stringify(record('held', token)));
+      writeFileSync(tmp, JSON.stringify(record('held', token)));
       let linked = false;
       try {
-        await fsp.link(tmp, join(dir, String(epoch)));
+        linkSync(tmp, join(dir, String(epoch)));
         linked = true;
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'EEXIST') {
-          await fsp.unlink(tmp).catch(() => undefined);
+          tryOr(() => unlinkSync(tmp), undefined);
           throw e;
         }
       }
-      await fsp.unlink(tmp).catch(() => undefined);
+      tryOr(() => unlinkSync(tmp), undefined);
       if (linked) {
         // A number removed long ago can be linked again by a process that looked before a long
         // freeze; it is ours only if nothing higher exists.
-        const after = await fsp.readdir(dir);
+        const after = readdirSync(dir);
         if (maxEpoch(after) === epoch) {
           liveTokens.add(token);
-          void collect(dir, after, epoch);
+          collect(dir, after, epoch);
           return new HeldLock(dir, epoch, token);
         }
-        await fsp.unlink(join(dir, String(epoch))).catch(() => undefined);
+        tryOr(() => unlinkSync(join(dir, String(epoch))), undefined);
       }
       continue;
     }
@@ -230,24 +242,24 @@ export async function acquireLock(dir: string, opts: LockOptions): Promise<HeldL
   }
 }
 
-async function collect(dir: string, names: readonly string[], epoch: number): Promise<void> {
+function collect(dir: string, names: readonly string[], epoch: number): void {
   const now = Date.now();
   for (const n of names) {
     if (EPOCH_RE.test(n)) {
-      if (Number(n) < epoch - KEEP_EPOCHS) await fsp.unlink(join(dir, n)).catch(() => undefined);
+      if (Number(n) < epoch - KEEP_EPOCHS) tryOr(() => unlinkSync(join(dir, n)), undefined);
     } else if (n.startsWith('.tmp.')) {
-      const st = await fsp.stat(join(dir, n)).catch(() => undefined);
-      if (st && now - st.mtimeMs > STRAY_TMP_MS) await fsp.unlink(join(dir, n)).catch(() => undefined);
+      const st = tryOr(() => statSync(join(dir, n)), undefined);
+      if (st && now - st.mtimeMs > STRAY_TMP_MS) tryOr(() => unlinkSync(join(dir, n)), undefined);
     }
   }
 }
 
 /** What the lock in `dir` says now: free (or never taken), or held by a process that is alive or gone. */
 export async function lockState(dir: string): Promise<{ state: 'free' | 'held' | 'abandoned'; holder?: LockRecord }> {
-  const names = await fsp.readdir(dir).catch(() => [] as string[]);
+  const names = tryOr(() => readdirSync(dir), [] as string[]);
   const top = maxEpoch(names);
   if (top === 0) return { state: 'free' };
-  const rec = await readRecord(join(dir, String(top)));
+  const rec = readRecord(join(dir, String(top)));
   if (!rec || rec.state === 'free') return { state: 'free' };
   return { state: holderAlive(rec) ? 'held' : 'abandoned', holder: rec };
 }

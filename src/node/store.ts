@@ -11,11 +11,11 @@
  * re-validated after another process changed one row, and adding a row does not parse the others.
  */
 import { createHash } from 'node:crypto';
-import { promises as fsp, readFileSync } from 'node:fs';
+import { readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { stringifyDeep } from '../core/jsonText';
 import { SCHEMA_VERSION } from '../core/schema';
-import { nodeFs, type FileHandleSeam, type FsSeam, type StatSeam } from './fs-seam';
+import { nodeFs, type FileHandleSeam, type FsSeam } from './fs-seam';
 import { randomBase36 } from './ids';
 import { acquireLock, LockTimeout, type HeldLock } from './lock';
 
@@ -88,12 +88,46 @@ export interface UpdateResult<Row, T> {
 /** One version of the table as read: valid rows (frozen) with their lines, and what failed. */
 interface Loaded<Row> {
   state: 'ok' | 'missing';
-  key?: string;
   schemaVersion: number;
   rows: Row[];
   quarantined: QuarantinedRow[];
   /** The file as read, kept only when a migration must back it up. */
   bytes?: Buffer;
+  /** The version these rows come from (current schema only). */
+  from?: Version<Row>;
+}
+
+/** A table as an update writes it: its bytes, its rows and where each row's line stands. */
+interface Written<Row> {
+  text: Buffer;
+  rows: Row[];
+  spans: Int32Array;
+  /** The allocation `text` is a view of. */
+  own: Buffer;
+}
+
+/** What a lock-free run of an update's function saw and answered. */
+interface Seen<Row, T> {
+  version: Version<Row>;
+  out: UpdateResult<Row, T>;
+}
+
+/** One version of a table file as this process read or wrote it. */
+interface Version<Row> {
+  /** The file's bytes (owned: never a view of the read buffer). */
+  bytes: Buffer;
+  /** The valid rows, frozen; never mutated (a new version gets a new array). */
+  rows: Row[];
+  /** Start and end offset of each row's line in `bytes` (aligned with `rows`); absent for another layout. */
+  spans?: Int32Array;
+  /** The rows are the whole file: no line was quarantined and the schema is current. */
+  clean: boolean;
+  /** The allocation `bytes` is a view of, when this table made it (reused once the version is no longer known). */
+  own?: Buffer;
+  /** Row → its index, built when first needed. */
+  index?: Map<object, number>;
+  /** Line text → its row, built when first needed (lines that moved). */
+  byLine?: Map<string, Row>;
 }
 
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
@@ -101,6 +135,11 @@ const MAX_ROW_DEPTH = 32;
 const DIR_FSYNC_UNSUPPORTED = new Set(['EISDIR', 'EINVAL', 'ENOTSUP', 'EPERM', 'EBADF', 'EACCES']);
 const HEADER_RE = /^\{"schemaVersion":(\d{1,9}),"rows":\[\n/;
 const FOOTER = ']}\n';
+/** A write this soon after the previous one leaves its digest to a timer (one digest per burst of writes). */
+const SUM_BURST_MS = 1000;
+/** Tables with a digest still to write: written before the process exits. */
+const pendingSums = new Set<{ flushSum(): Promise<void> }>();
+let exitHooked = false;
 /** With fewer changed lines than this, validating them costs less than hashing the file. */
 const HASH_WORTH_LINES = 32;
 
@@ -119,16 +158,26 @@ export class Table<Row extends { id: string }> {
   private readonly lockWaitMs: number;
   private readonly maxFileBytes: number;
   private readonly migrations: Record<number, Migration>;
-  /** The rows of the file version last read or written by this process (stat key): skips reading. */
-  private cache: { key: string; rows: Row[] } | undefined;
   /**
-   * The rows of the version last read or written, with the exact line each one is (aligned): a line
-   * that stands where it stood is its row, found by comparing text in place — nothing parsed,
-   * validated or allocated. A line that moved is looked up by its text.
+   * The version of the file this process last read or wrote: its bytes, the rows it holds and where
+   * each row's line stands. A read that finds the very same bytes (compared in full, not by stat,
+   * so a rewrite in the same mtime tick with the same size is seen) reuses the rows; a read of a
+   * changed file matches its lines against these in place, so only changed lines are parsed; a write
+   * that changed a few rows splices their lines into these bytes.
    */
-  private known: { lines: Buffer[]; rows: Row[]; byLine?: Map<string, Row> } = { lines: [], rows: [] };
-  /** Each row's line as UTF-8 bytes (a view into the file it was read from, or its serialization). */
-  private readonly rowLines = new WeakMap<object, Buffer>();
+  private known: Version<Row> | undefined;
+  /** Reused for reading the table, so a read that finds the file unchanged allocates nothing. */
+  private scratch: Buffer = Buffer.alloc(0);
+  private scratchBusy = false;
+  /**
+   * The allocation of a version this table wrote earlier and no longer knows: the next write is
+   * assembled into it (allocating 3 MB for each write of a 10,000-row table costs more than copying).
+   */
+  private spare: Buffer | undefined;
+  /** When this process last wrote the table, and the version whose digest is not written yet. */
+  private lastWriteAt = -Infinity;
+  private unsummed: Version<Row> | undefined;
+  private sumTimer: NodeJS.Timeout | undefined;
   /** Updates of this process run one after another; the file lock orders processes. */
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -152,6 +201,14 @@ export class Table<Row extends { id: string }> {
     return { rows: loaded.rows.slice(), quarantined: loaded.quarantined, schemaVersion: loaded.schemaVersion, state: loaded.state };
   }
 
+  /**
+   * The valid rows as `read` finds them, without a copy: while the file is unchanged this is the
+   * same array each time (callers must not change it).
+   */
+  async rows(): Promise<readonly Row[]> {
+    return (await this.load(false)).rows;
+  }
+
   /** The rows already moved aside, as written at earlier updates. */
   async readQuarantine(): Promise<QuarantineFile> {
     const q = await this.loadQuarantine();
@@ -173,17 +230,20 @@ export class Table<Row extends { id: string }> {
    * An update for work that is usually absent (a dispatcher's idle pass): `fn` first runs on a
    * lock-free read, and when it changes nothing its result is returned without taking the lock, so an
    * idle pass writes nothing. Otherwise this is `update(fn)`: `fn` runs again on the rows read under
-   * the lock, so it must be pure.
+   * the lock, so it must be pure — unless the file under the lock is byte for byte the version `fn`
+   * has just seen, whose answer is then taken as it is.
    */
   async maybeUpdate<T>(fn: (rows: Row[]) => UpdateResult<Row, T> | Promise<UpdateResult<Row, T>>): Promise<T> {
     const loaded = await this.load(false);
+    let seen: Seen<Row, T> | undefined;
     if (loaded.state === 'ok' && loaded.schemaVersion === SCHEMA_VERSION) {
       const rows = loaded.rows.slice();
       const before = rows.slice();
       const out = await fn(rows);
       if (out.rows === rows && sameElements(rows, before)) return out.result;
+      if (loaded.from?.clean) seen = { version: loaded.from, out };
     }
-    return this.update(fn);
+    return this.locked((lock) => this.updateLocked(lock, fn, seen));
   }
 
   /**
@@ -194,7 +254,7 @@ export class Table<Row extends { id: string }> {
     const [valid] = this.checkOutgoing([row], new WeakSet());
     if (!valid) return;
     await this.locked(async (lock) => {
-      if (!(await this.cached()) && (await this.spliceIn(lock, valid))) return;
+      if (!this.known && (await this.spliceIn(lock, valid))) return;
       await this.updateLocked(lock, (rows) => ({ rows: [...rows, valid], result: undefined }));
     });
   }
@@ -220,51 +280,184 @@ export class Table<Row extends { id: string }> {
     return run;
   }
 
-  private async updateLocked<T>(lock: HeldLock, fn: (rows: Row[]) => UpdateResult<Row, T> | Promise<UpdateResult<Row, T>>): Promise<T> {
+  private async updateLocked<T>(lock: HeldLock, fn: (rows: Row[]) => UpdateResult<Row, T> | Promise<UpdateResult<Row, T>>, seen?: Seen<Row, T>): Promise<T> {
     const loaded = await this.load(true);
     const migrated = loaded.state === 'ok' && loaded.schemaVersion < SCHEMA_VERSION;
-    const rows = loaded.rows.slice();
-    const validated = new WeakSet<object>(rows);
-    const before = rows.slice();
-
-    const out = await fn(rows);
-    if (typeof out !== 'object' || out === null || !Array.isArray(out.rows)) {
-      throw new StoreError('shape', this.file, `refusing to write ${this.file}: the update did not return { rows: [...], result }; nothing written`);
+    let out: UpdateResult<Row, T>;
+    if (seen && loaded.from === seen.version) {
+      // The very bytes the lock-free run saw: its answer stands (fn is pure).
+      out = seen.out;
+    } else {
+      const rows = loaded.rows.slice();
+      const before = rows.slice();
+      out = await fn(rows);
+      if (typeof out !== 'object' || out === null || !Array.isArray(out.rows)) {
+        throw new StoreError('shape', this.file, `refusing to write ${this.file}: the update did not return { rows: [...], result }; nothing written`);
+      }
+      const unchanged = out.rows === rows && sameElements(rows, before);
+      if (unchanged && loaded.state === 'ok' && !migrated) return out.result;
     }
-    const unchanged = out.rows === rows && sameElements(rows, before);
-    if (unchanged && loaded.state === 'ok' && !migrated) return out.result;
 
-    const next = this.checkOutgoing(out.rows, validated);
-    const lines = next.map((r) => this.lineOf(r));
-    const text = encodeTableBytes(lines);
-    const size = text.length;
+    const base = !migrated && loaded.from?.clean ? loaded.from : undefined;
+    let written = base ? this.spliceRows(base, out.rows) : undefined;
+    if (!written) {
+      const next = this.checkOutgoing(out.rows, new WeakSet<object>(loaded.rows));
+      const { parts, spans } = encodeTableBytes(next.map((r) => this.lineOf(r, loaded.from)));
+      written = { rows: next, spans, ...this.assemble(parts) };
+    }
+    const size = written.text.length;
     if (size > this.maxFileBytes) {
       throw new StoreError('too_large', this.file, `refusing to write ${this.file}: ${size} bytes would exceed the ${this.maxFileBytes}-byte limit; nothing written`);
     }
     if (migrated && loaded.bytes) await this.backup(loaded.bytes, loaded.schemaVersion);
     if (loaded.quarantined.length > 0) await this.appendQuarantine(loaded.quarantined);
-    await this.commit(lock, text, next, lines);
+    await this.commit(lock, written);
     return out.result;
   }
 
-  /** Writes `text` as the table (the lock checked first), then its digest, and remembers the rows. */
-  private async commit(lock: HeldLock, text: Buffer, rows: Row[] | undefined, lines: Buffer[] | undefined): Promise<void> {
-    await this.assertHeld(lock);
-    this.cache = undefined;
-    await this.atomicWrite(this.file, text);
-    const sum = digest(text);
-    await this.writeSum(sum);
-    if (!rows || !lines) return;
-    rows.forEach((r, i) => {
-      deepFreeze(r);
-      this.rowLines.set(r, lines[i] as Buffer);
-    });
-    this.known = { lines, rows };
-    try {
-      this.cache = { key: statKey(await this.fs.stat(this.file)), rows };
-    } catch {
-      this.cache = undefined;
+  /**
+   * `out` as a change of `base` that only replaced rows in place (same id) and perhaps added rows at
+   * the end — what claims, facts, heartbeats, moves and adds are: only those rows are validated and
+   * serialized, and their lines spliced into base's bytes. Undefined for any other change (rows
+   * removed, moved, renamed or duplicated), which takes the full path.
+   */
+  private spliceRows(base: Version<Row>, out: unknown[]): Written<Row> | undefined {
+    const old = base.rows;
+    const ks = base.spans;
+    const n = old.length;
+    if (!ks || n === 0 || out.length < n) return undefined;
+    const rows = out.slice() as Row[];
+    const changed: number[] = [];
+    const lines: Buffer[] = [];
+    for (let i = 0; i < n; i++) {
+      if (out[i] === old[i]) continue;
+      const ok = this.checkRow(out[i], i);
+      if (ok.id !== (old[i] as Row).id) return undefined;
+      rows[i] = ok;
+      changed.push(i);
+      lines.push(Buffer.from(JSON.stringify(ok)));
     }
+    const added = new Set<string>();
+    for (let j = n; j < out.length; j++) {
+      const ok = this.checkRow(out[j], j);
+      // Only a real key holds `"id":"…"` unescaped: a match anywhere means the id is taken.
+      if (added.has(ok.id) || base.bytes.includes(`"id":${JSON.stringify(ok.id)}`)) return undefined;
+      added.add(ok.id);
+      rows[j] = ok;
+      lines.push(Buffer.from(JSON.stringify(ok)));
+    }
+    const parts: Buffer[] = [];
+    const spans = new Int32Array(2 * rows.length);
+    let pos = 0;
+    let shift = 0;
+    let c = 0;
+    for (let i = 0; i < n; i++) {
+      const s = ks[2 * i] as number;
+      const e = ks[2 * i + 1] as number;
+      if (changed[c] === i) {
+        const line = lines[c] as Buffer;
+        parts.push(base.bytes.subarray(pos, s), line);
+        pos = e;
+        spans[2 * i] = s + shift;
+        spans[2 * i + 1] = s + shift + line.length;
+        shift += line.length - (e - s);
+        c++;
+      } else {
+        spans[2 * i] = s + shift;
+        spans[2 * i + 1] = e + shift;
+      }
+    }
+    if (rows.length === n) {
+      parts.push(base.bytes.subarray(pos));
+    } else {
+      const lastEnd = ks[2 * n - 1] as number;
+      parts.push(base.bytes.subarray(pos, lastEnd));
+      let at = lastEnd + shift;
+      for (let j = n; j < rows.length; j++) {
+        const line = lines[changed.length + j - n] as Buffer;
+        parts.push(SEPARATOR, line);
+        at += SEPARATOR.length;
+        spans[2 * j] = at;
+        spans[2 * j + 1] = at + line.length;
+        at += line.length;
+      }
+      parts.push(NEWLINE, FOOTER_BYTES);
+    }
+    return { rows, spans, ...this.assemble(parts) };
+  }
+
+  /** `parts` copied into one buffer: the spare allocation when it is large enough. */
+  private assemble(parts: readonly Buffer[]): { text: Buffer; own: Buffer } {
+    let total = 0;
+    for (const p of parts) total += p.length;
+    let own = this.spare;
+    this.spare = undefined;
+    if (!own || own.length < total) own = Buffer.allocUnsafeSlow(total + (total >> 3) + 4096);
+    let at = 0;
+    for (const p of parts) at += p.copy(own, at);
+    return { text: own.subarray(0, total), own };
+  }
+
+  /** Writes the table (the lock checked first), then its digest, and remembers the version. */
+  private async commit(lock: HeldLock, written: Written<Row>): Promise<void> {
+    try {
+      await this.assertHeld(lock);
+      await this.atomicWrite(this.file, written.text);
+    } catch (e) {
+      this.spare = written.own;
+      throw e;
+    }
+    const old = this.known;
+    const version: Version<Row> = { bytes: written.text, rows: written.rows, spans: written.spans, clean: true, own: written.own };
+    this.known = version;
+    // Nothing reads the bytes of a version once it is no longer known: its allocation is the next write's.
+    if (old?.own && old.own !== written.own) this.spare = old.own;
+    await this.sumAfterWrite(version);
+  }
+
+  /**
+   * The digest of a version just written. A write that follows another within SUM_BURST_MS (a
+   * dispatcher claiming and settling rows) leaves it to a timer, so a burst of writes hashes the
+   * table once; until then the digest file names an older version and matches nothing, which only
+   * means a reader validates the rows itself. A process that exits first writes it before it goes.
+   */
+  private async sumAfterWrite(version: Version<Row>): Promise<void> {
+    const now = Date.now();
+    const burst = now - this.lastWriteAt < SUM_BURST_MS;
+    this.lastWriteAt = now;
+    this.unsummed = version;
+    if (!burst && !this.sumTimer) {
+      await this.flushSum();
+      return;
+    }
+    if (this.sumTimer) return;
+    this.sumTimer = setTimeout(() => void this.flushSum(), SUM_BURST_MS);
+    this.sumTimer.unref();
+    pendingSums.add(this);
+    if (!exitHooked) {
+      exitHooked = true;
+      process.on('beforeExit', () => {
+        for (const t of [...pendingSums]) void t.flushSum();
+      });
+    }
+  }
+
+  /** Writes the digest of the version this process last wrote, if the file still holds it. */
+  async flushSum(): Promise<void> {
+    if (this.sumTimer) clearTimeout(this.sumTimer);
+    this.sumTimer = undefined;
+    pendingSums.delete(this);
+    const v = this.unsummed;
+    this.unsummed = undefined;
+    if (!v || this.known !== v) return;
+    let sum: string | undefined;
+    try {
+      // Another writer since then left its own digest; and a version no longer known may be overwritten.
+      sum = await this.withBytes(v.bytes.length, (onDisk) => (this.known === v && onDisk.equals(v.bytes) ? digest(v.bytes) : undefined));
+    } catch {
+      return;
+    }
+    if (sum) this.writeSum(sum);
   }
 
   private async assertHeld(lock: HeldLock): Promise<void> {
@@ -288,10 +481,10 @@ export class Table<Row extends { id: string }> {
     const head = HEADER_RE.exec(bytes.subarray(0, 64).toString('latin1'));
     if (!head || Number(head[1]) !== SCHEMA_VERSION) return false;
     if (!bytes.subarray(bytes.length - FOOTER.length).equals(FOOTER_BYTES)) return false;
-    if (digest(bytes) !== (await this.readSum())) return false;
+    if (digest(bytes) !== this.sumSync()) return false;
     // Only a real key holds `"id":"…"` unescaped: a match anywhere means the id is taken.
     if (bytes.includes(`"id":${JSON.stringify(row.id)}`)) return false;
-    const line = this.lineOf(row);
+    const line = Buffer.from(JSON.stringify(row));
     const cut = bytes.length - FOOTER.length;
     const empty = cut === head[0].length;
     const text = Buffer.concat([bytes.subarray(0, empty ? cut : cut - 1), empty ? EMPTY : SEPARATOR, line, NEWLINE, FOOTER_BYTES]);
@@ -299,115 +492,140 @@ export class Table<Row extends { id: string }> {
       throw new StoreError('too_large', this.file, `refusing to write ${this.file}: ${text.length} bytes would exceed the ${this.maxFileBytes}-byte limit; nothing written`);
     }
     await this.assertHeld(lock);
-    this.cache = undefined;
     await this.atomicWrite(this.file, text);
-    await this.writeSum(digest(text));
+    this.writeSum(digest(text));
     return true;
   }
 
-  private lineOf(row: Row): Buffer {
-    let line = this.rowLines.get(row);
-    if (line === undefined) {
-      line = Buffer.from(JSON.stringify(row));
-      this.rowLines.set(row, line);
+  /** A row's line: its bytes in the version it was read from, else its serialization. */
+  private lineOf(row: Row, from: Version<Row> | undefined): Buffer {
+    const spans = from?.spans;
+    if (from && spans) {
+      from.index ??= new Map(from.rows.map((r, i) => [r, i]));
+      const i = from.index.get(row);
+      if (i !== undefined) return from.bytes.subarray(spans[2 * i], spans[2 * i + 1]);
     }
-    return line;
+    return Buffer.from(JSON.stringify(row));
   }
 
-  /** The cached rows when the file on disk is still the version they came from. */
-  private async cached(): Promise<Row[] | undefined> {
-    if (!this.cache) return undefined;
+  /**
+   * The file read into the reused buffer, handed to `use` (synchronously: the view is overwritten by
+   * the next read); a read while another is in flight gets a buffer of its own, and so does a seam
+   * that cannot read into one.
+   */
+  private async withBytes<T>(size: number, use: (view: Buffer, owned: boolean) => T): Promise<T> {
+    if (!this.fs.readInto) return use(await this.fs.readFile(this.file), true);
+    if (this.scratchBusy) return use(await this.fs.readInto(this.file, Buffer.allocUnsafeSlow(size + 4096), size), true);
+    this.scratchBusy = true;
     try {
-      const st = await this.fs.stat(this.file);
-      if (statKey(st) === this.cache.key) return this.cache.rows;
-    } catch {
-      // fall through to a full load, which reports the problem
+      if (this.scratch.length < size + 1) this.scratch = Buffer.allocUnsafeSlow(size + (size >> 2) + 4096);
+      const view = await this.fs.readInto(this.file, this.scratch, size);
+      return use(view, view.buffer !== this.scratch.buffer);
+    } finally {
+      this.scratchBusy = false;
     }
-    this.cache = undefined;
-    return undefined;
   }
 
   private async load(forWrite: boolean): Promise<Loaded<Row>> {
-    const hit = await this.cached();
-    if (hit) return { state: 'ok', schemaVersion: SCHEMA_VERSION, rows: hit, quarantined: [] };
     let size: number;
-    let key: string;
     try {
       const st = await this.fs.stat(this.file);
       if (st.isDirectory()) throw new StoreError('corrupt', this.file, `${this.file} is a directory, not a table file; the store is read-only until a person fixes it`);
       size = st.size;
-      key = statKey(st);
     } catch (e) {
       if (e instanceof StoreError) throw e;
       if (errCode(e) === 'ENOENT') return { state: 'missing', schemaVersion: SCHEMA_VERSION, rows: [], quarantined: [] };
       throw ioError('stat', this.file, e);
     }
     if (size > this.maxFileBytes) throw tooLarge(this.file, size, this.maxFileBytes);
-    let bytes: Buffer;
+    let read: Buffer | Version<Row>;
     try {
-      bytes = await this.fs.readFile(this.file);
+      read = await this.withBytes(size, (view, owned) => {
+        if (view.length > this.maxFileBytes) throw tooLarge(this.file, view.length, this.maxFileBytes);
+        // The same bytes as the version this process knows: its rows, nothing parsed.
+        const known = this.known;
+        if (known?.clean && view.equals(known.bytes)) return known;
+        return owned ? view : Buffer.from(view);
+      });
     } catch (e) {
+      if (e instanceof StoreError) throw e;
       if (errCode(e) === 'ENOENT') return { state: 'missing', schemaVersion: SCHEMA_VERSION, rows: [], quarantined: [] };
       throw ioError('read', this.file, e);
     }
-    if (bytes.length > this.maxFileBytes) throw tooLarge(this.file, bytes.length, this.maxFileBytes);
+    if (!Buffer.isBuffer(read)) return { state: 'ok', schemaVersion: SCHEMA_VERSION, rows: read.rows, quarantined: [], from: read };
+    const bytes = read;
 
     const decoded = decodeTable(bytes, this.file);
     const current = decoded.schemaVersion === SCHEMA_VERSION;
     let rows: Row[];
     let quarantined: QuarantinedRow[];
+    let from: Version<Row> | undefined;
     const laid = current && decoded.spans ? this.validateLines(decoded.spans, bytes) : undefined;
     if (laid) {
       ({ rows, quarantined } = laid);
+      from = laid.version;
     } else {
       const raw = decoded.raw ?? parseAll(bytes, this.file);
       ({ rows, quarantined } = validateRows(this.migrate(decoded.schemaVersion, raw), this.rowSchema));
       for (const r of rows) deepFreeze(r);
+      if (current) from = { bytes, rows, clean: quarantined.length === 0 };
     }
-    if (current && quarantined.length === 0) this.cache = { key, rows };
-    return { state: 'ok', key, schemaVersion: decoded.schemaVersion, rows, quarantined, ...(forWrite && !current ? { bytes } : {}) };
+    if (from) this.known = from;
+    return { state: 'ok', schemaVersion: decoded.schemaVersion, rows, quarantined, ...(from ? { from } : {}), ...(forWrite && !current ? { bytes } : {}) };
   }
 
   /**
-   * Rows from the table's lines (`spans`: start and end offsets in `text`). A line that stands where
+   * Rows from the table's lines (`spans`: start and end offsets in `bytes`). A line that stands where
    * the same line stood in the version this process knows is its row; other lines are parsed and
    * validated — or only parsed when the file's digest says its writer validated them. Undefined when
    * a line is not JSON (then the whole file is parsed, and reported if it is not JSON either).
    */
-  private validateLines(spans: Int32Array, bytes: Buffer): { rows: Row[]; quarantined: QuarantinedRow[] } | undefined {
+  private validateLines(spans: Int32Array, bytes: Buffer): { rows: Row[]; quarantined: QuarantinedRow[]; version: Version<Row> } | undefined {
     const count = spans.length / 2;
-    const known = this.known;
+    const known = this.known?.spans ? this.known : undefined;
+    const kb = known?.bytes;
+    const ks = known?.spans;
+    const kn = known ? known.rows.length : 0;
+    // 1: the line stands where the same line stood in the known version; 2: it does not.
+    const state = new Uint8Array(count);
     const same = (i: number): boolean => {
-      const line = known.lines[i];
-      const start = spans[2 * i] as number;
-      const end = spans[2 * i + 1] as number;
-      return line !== undefined && line.length === end - start && line.compare(bytes, start, end) === 0;
+      if (state[i] === 0) {
+        const start = spans[2 * i] as number;
+        const end = spans[2 * i + 1] as number;
+        const k0 = ks?.[2 * i] as number;
+        const k1 = ks?.[2 * i + 1] as number;
+        state[i] = kb && i < kn && k1 - k0 === end - start && kb.compare(bytes, start, end, k0, k1) === 0 ? 1 : 2;
+      }
+      return state[i] === 1;
     };
     let fresh = 0;
     for (let i = 0; i < count && fresh < HASH_WORTH_LINES; i++) if (!same(i)) fresh++;
-    const trusted = fresh >= HASH_WORTH_LINES && digest(bytes) === this.sumSync();
+    // Many new lines: look moved lines up by text, and trust a file whose digest its writer left.
+    const many = fresh >= HASH_WORTH_LINES;
+    const trusted = many && digest(bytes) === this.sumSync();
     const rows: Row[] = [];
-    const lines: Buffer[] = [];
+    const kept: number[] = [];
     const quarantined: QuarantinedRow[] = [];
     const seen = new Map<string, number>();
     for (let i = 0; i < count; i++) {
+      const start = spans[2 * i] as number;
+      const end = spans[2 * i + 1] as number;
       let row: Row | undefined;
-      let line: Buffer;
       let value: unknown;
       if (same(i)) {
-        row = known.rows[i] as Row;
-        line = known.lines[i] as Buffer;
+        row = (known as Version<Row>).rows[i] as Row;
         value = row;
       } else {
-        line = bytes.subarray(spans[2 * i], spans[2 * i + 1]);
         let textLine: string;
         try {
-          textLine = UTF8.decode(line);
+          textLine = UTF8.decode(bytes.subarray(start, end));
         } catch {
           return undefined;
         }
-        known.byLine ??= new Map(known.lines.map((l, j) => [l.toString('utf8'), known.rows[j] as Row]));
-        row = known.byLine.get(textLine);
+        if (known && kb && ks && many) {
+          known.byLine ??= new Map(known.rows.map((r, j) => [kb.toString('utf8', ks[2 * j], ks[2 * j + 1]), r]));
+          row = known.byLine.get(textLine);
+        }
         value = row;
         if (row === undefined) {
           try {
@@ -433,7 +651,6 @@ export class Table<Row extends { id: string }> {
           }
           deepFreeze(row);
         }
-        this.rowLines.set(row, line);
       }
       const first = seen.get(row.id);
       if (first !== undefined) {
@@ -441,11 +658,11 @@ export class Table<Row extends { id: string }> {
         continue;
       }
       seen.set(row.id, i);
-      lines.push(line);
+      kept.push(start, end);
       rows.push(row);
     }
-    this.known = { lines, rows };
-    return { rows, quarantined };
+    const version: Version<Row> = { bytes, rows, spans: Int32Array.from(kept), clean: quarantined.length === 0 };
+    return { rows, quarantined, version };
   }
 
   private migrate(from: number, raw: unknown[]): unknown[] {
@@ -468,26 +685,30 @@ export class Table<Row extends { id: string }> {
   private checkOutgoing(rows: unknown[], validated: WeakSet<object>): Row[] {
     const out: Row[] = [];
     const seen = new Map<string, number>();
-    const refuse = (i: number, row: unknown, why: string): never => {
-      throw new StoreError('shape', this.file, `refusing to write ${this.file}: the update produced an invalid row ${rowLabel(row, i)}: ${why}; nothing written`);
-    };
     rows.forEach((row, i) => {
-      let ok: Row;
-      if (typeof row === 'object' && row !== null && validated.has(row)) {
-        ok = row as Row; // one of the frozen rows handed to fn, validated when read
-      } else {
-        const bad = findForbiddenKey(row);
-        if (bad) refuse(i, row, bad);
-        const parsed = this.rowSchema.safeParse(row);
-        if (!parsed.success) return refuse(i, row, formatIssues(parsed.error.issues));
-        ok = parsed.data;
-      }
+      // One of the frozen rows handed to fn, validated when read, or a new one.
+      const ok = typeof row === 'object' && row !== null && validated.has(row) ? (row as Row) : this.checkRow(row, i);
       const first = seen.get(ok.id);
-      if (first !== undefined) refuse(i, row, `id: duplicate of rows[${first}]`);
+      if (first !== undefined) this.refuse(i, row, `id: duplicate of rows[${first}]`);
       seen.set(ok.id, i);
       out.push(ok);
     });
     return out;
+  }
+
+  /** A row an update returned, validated; refused (nothing written) when it is not a valid row. */
+  private checkRow(row: unknown, i: number): Row {
+    const bad = findForbiddenKey(row);
+    if (bad) this.refuse(i, row, bad);
+    const parsed = this.rowSchema.safeParse(row);
+    if (!parsed.success) return this.refuse(i, row, formatIssues(parsed.error.issues));
+    // Every row the table holds is frozen: the rows handed to the next update are these.
+    deepFreeze(parsed.data);
+    return parsed.data;
+  }
+
+  private refuse(i: number, row: unknown, why: string): never {
+    throw new StoreError('shape', this.file, `refusing to write ${this.file}: the update produced an invalid row ${rowLabel(row, i)}: ${why}; nothing written`);
   }
 
   /** The digest file, read synchronously: it is 41 bytes and read only when many lines are new. */
@@ -499,23 +720,23 @@ export class Table<Row extends { id: string }> {
     }
   }
 
-  private async readSum(): Promise<string | undefined> {
-    try {
-      return (await fsp.readFile(this.sumFile, 'utf8')).trim();
-    } catch {
-      return undefined;
-    }
-  }
-
-  /** Best effort, outside the fault seam: a missing or stale digest only means the next reader validates the rows itself. */
-  private async writeSum(sum: string): Promise<void> {
+  /**
+   * Best effort, outside the fault seam: a missing or stale digest only means the next reader
+   * validates the rows itself. 41 bytes, written synchronously.
+   */
+  private writeSum(sum: string): void {
     const tmp = path.join(this.dir, `.${path.basename(this.sumFile)}.${process.pid}.${randomBase36(8)}.tmp`);
     try {
-      await fsp.writeFile(tmp, `${sum}\n`);
-      await fsp.rename(tmp, this.sumFile);
+      writeFileSync(tmp, `${sum}\n`);
+      renameSync(tmp, this.sumFile);
     } catch {
-      await fsp.unlink(tmp).catch(() => undefined);
-      await fsp.unlink(this.sumFile).catch(() => undefined);
+      for (const f of [tmp, this.sumFile]) {
+        try {
+          unlinkSync(f);
+        } catch {
+          // gone already
+        }
+      }
     }
   }
 
@@ -658,17 +879,25 @@ const FOOTER_BYTES = Buffer.from(FOOTER);
 
 /**
  * One row per line: `{"schemaVersion":1,"rows":[` ⏎ row,⏎ … row ⏎ `]}` (still one JSON value), from
- * lines that are already UTF-8: one copy of each line into the file's bytes.
+ * lines that are already UTF-8: the parts to copy into the file's bytes, and where each line stands.
  */
-function encodeTableBytes(lines: readonly Buffer[]): Buffer {
+function encodeTableBytes(lines: readonly Buffer[]): { parts: Buffer[]; spans: Int32Array } {
   const parts: Buffer[] = [HEADER_BYTES];
+  const spans = new Int32Array(2 * lines.length);
+  let at = HEADER_BYTES.length;
   lines.forEach((l, i) => {
-    if (i > 0) parts.push(SEPARATOR);
+    if (i > 0) {
+      parts.push(SEPARATOR);
+      at += SEPARATOR.length;
+    }
     parts.push(l);
+    spans[2 * i] = at;
+    spans[2 * i + 1] = at + l.length;
+    at += l.length;
   });
   if (lines.length > 0) parts.push(NEWLINE);
   parts.push(FOOTER_BYTES);
-  return Buffer.concat(parts);
+  return { parts, spans };
 }
 
 /**
@@ -890,9 +1119,4 @@ export async function readPulse(dir: string, fs: FsSeam = nodeFs): Promise<Date 
     // A torn or unreadable pulse still has a usable mtime.
   }
   return mtime;
-}
-
-/** One version of a file: a new inode per atomic write, plus size and mtime against inode reuse. */
-function statKey(st: StatSeam): string {
-  return `${st.ino ?? 0}:${st.size}:${st.mtimeMs}`;
 }

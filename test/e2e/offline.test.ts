@@ -2,16 +2,17 @@
  * `@life` without any language model (issue 16, design §9 "No model"), in the real workbench: only Life
  * Thread's offline responder exists. `/doctor` answers; free text says how to connect a model, with
  * buttons; `/wake` with explicit words adds a wake that arrives as an `@life` turn with its summary;
- * `/remind` lists. Then the sidebar at 300 px in light, dark and high-contrast themes.
+ * `/remind` lists. The chat view is not opened by Life Thread on its own. Then the sidebar at 300 px in
+ * light, dark and high-contrast themes, and its Clear, Clear feed and Move actions.
  * Screenshots go to test-results/e2e-offline-*.png.
  */
 import { after, before, describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { cpSync, mkdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { ROOT, startCodeServer, type RunningServer } from '../runner/codeServer';
-import { launchBrowser, sendChat, sidebarFrame } from '../runner/browser';
+import { launchBrowser, revealInChat, sendChat, sidebarFrame } from '../runner/browser';
 import { ownExtension } from '../runner/install';
 
 const RESULTS = join(ROOT, 'test-results');
@@ -50,7 +51,12 @@ describe('@life without a language model (Chromium driving code-server)', () => 
     const workspace = join(stateDir, 'workspace');
     cpSync(join(ROOT, 'test', 'fixtures', 'workspace'), workspace, { recursive: true });
     // No lifeThread.openai.* and no other model extension: the offline responder is the only model.
-    server = await startCodeServer({ stateDir, installExtensions: [ownExtension()], settings: { 'lifeThread.timeZone': 'UTC', 'git.openRepositoryInParentFolders': 'never' } });
+    // The chat view starts closed, as for a user who closed it: Life Thread must not open it by itself.
+    server = await startCodeServer({
+      stateDir,
+      installExtensions: [ownExtension()],
+      settings: { 'lifeThread.timeZone': 'UTC', 'git.openRepositoryInParentFolders': 'never', 'workbench.secondarySideBar.defaultVisibility': 'hidden' },
+    });
     browser = await launchBrowser(stateDir);
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     await page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}`);
@@ -65,10 +71,10 @@ describe('@life without a language model (Chromium driving code-server)', () => 
     await server?.stop();
   });
 
-  it('@life /doctor answers without a model', async () => {
-    // Life Thread puts the chat's model picker on its offline responder a few seconds after activation
-    // (once models of other extensions had the time to appear); a request before that meets no model.
-    await page.waitForTimeout(8000);
+  it('the chat view stays closed until the user opens it; then @life /doctor answers without a model', async () => {
+    // Activation, the language models settling, and room for anything that would open the chat on its own.
+    await page.waitForTimeout(10_000);
+    assert.equal(await page.locator('.interactive-input-part').filter({ visible: true }).count(), 0, 'the chat view opened without the user');
     await runFromPalette('Chat: Open Chat');
     // The trailing space closes the slash-command suggestions, which would otherwise take the Enter.
     await sendChat(page, '@life /doctor ');
@@ -108,7 +114,12 @@ describe('@life without a language model (Chromium driving code-server)', () => 
     const text = (await woken.textContent()) ?? '';
     assert.match(text, /check the deploy/);
     assert.match(text, /Timer/);
-    await woken.scrollIntoViewIfNeeded();
+    // The whole pulse in view: its text, the life_wake: block, the landing buttons.
+    await revealInChat(page, woken);
+    const block = woken.getByText('life_wake:').first();
+    const blockBox = await block.boundingBox();
+    const view = await page.locator('.interactive-session .interactive-list').first().boundingBox();
+    assert.ok(blockBox && view && blockBox.y >= view.y && blockBox.y + blockBox.height <= view.y + view.height, 'the life_wake: block is in view');
     await shot('5-woken');
     await sendChat(page, '@life /remind list ');
     await response('No reminders').waitFor({ state: 'visible', timeout: 60_000 });
@@ -174,5 +185,54 @@ describe('@life without a language model (Chromium driving code-server)', () => 
       await row.hover();
       await shot(`sidebar-${name}`, sidebar);
     }
+  });
+
+  it("the sidebar's Move is pre-filled; Clear fired rows and Clear the feed empty the store's files", async () => {
+    const store = join(server.userDataDir, 'User', 'globalStorage', 'lifethread.life-thread');
+    const rows = (file: string) => (JSON.parse(readFileSync(join(store, file), 'utf8')) as { rows: { id: string; text?: string; status?: string; schedule?: { kind: string; at?: string } }[] }).rows;
+    // A reminder still waiting: its Move box starts from its own time, in the owner's zone (UTC here).
+    await runFromPalette('Life Thread: Add Reminder…');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: 15_000 });
+    await input.fill('read the release notes');
+    await page.keyboard.press('Enter');
+    await page.locator('.quick-input-widget', { hasText: 'when?' }).waitFor({ state: 'visible', timeout: 15_000 });
+    await input.fill('in 3 hours');
+    await page.locator('.quick-input-widget', { hasText: /Once, .* UTC, in / }).waitFor({ state: 'visible', timeout: 10_000 });
+    await page.keyboard.press('Enter');
+    const frame = sidebarFrame(page);
+    const pending = frame.locator('.row', { hasText: 'read the release notes' });
+    await pending.waitFor({ state: 'visible', timeout: 30_000 });
+    const row = rows('reminders.json').find((r) => r.text === 'read the release notes');
+    assert.ok(row?.schedule?.at, 'the reminder is in reminders.json');
+    const at = new Date(row.schedule.at).toISOString();
+    const expected = `${at.slice(0, 10)} ${at.slice(11, 16)}${at.slice(17, 19) === '00' ? '' : `:${at.slice(17, 19)}`}`;
+    await pending.hover();
+    await pending.getByRole('button', { name: /^Move “read the release notes” \(r-/ }).click();
+    await page.locator('.quick-input-widget', { hasText: /new time/ }).waitFor({ state: 'visible', timeout: 15_000 });
+    assert.equal(await input.inputValue(), expected, 'Move starts from the row\u2019s own time');
+    await shot('7-move-prefilled');
+    await page.keyboard.press('Escape');
+
+    // Clear fired rows: a real confirmation, then the fired reminder is gone from the view and the file.
+    const fired = rows('reminders.json').filter((r) => r.status !== 'pending');
+    assert.ok(fired.some((r) => r.text?.startsWith('stretch your legs')), 'the fired reminder is there before');
+    await frame.getByRole('button', { name: /^Clear \d+ fired rows?$/ }).first().click();
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ state: 'visible', timeout: 15_000 });
+    assert.match((await dialog.textContent()) ?? '', /Clear \d+ fired rows? and their logs\?/);
+    await shot('8-clear-fired-confirm');
+    await dialog.getByRole('button', { name: 'Clear' }).click();
+    await frame.locator('.row', { hasText: 'stretch your legs' }).waitFor({ state: 'detached', timeout: 15_000 });
+    assert.deepEqual(rows('reminders.json').map((r) => r.text), ['read the release notes'], 'only the waiting reminder is left in reminders.json');
+    assert.equal(await pending.isVisible(), true);
+
+    // Clear the feed: the wake and the reminder that fired were in it.
+    assert.ok(rows('feed.json').length > 0, 'the feed has items before');
+    assert.ok((await frame.locator('.feed-item').count()) > 0);
+    await frame.getByRole('button', { name: 'Clear the feed' }).click();
+    await frame.locator('.feed-item').first().waitFor({ state: 'detached', timeout: 15_000 });
+    assert.equal(rows('feed.json').length, 0, 'feed.json is empty');
+    await shot('9-cleared', page.locator('.part.sidebar'));
   });
 });

@@ -11,9 +11,10 @@ import { after, before, describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, FrameLocator, Locator, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { ROOT, startCodeServer, type RunningServer } from '../runner/codeServer';
-import { launchBrowser } from '../runner/browser';
+import { launchBrowser, revealInChat, widenChat } from '../runner/browser';
+import { STEP_TITLES, WALKTHROUGH_TITLE, backToWalkthrough, doStep as doStepOn, lifeThreadFrame as frameOn, quickInput as quickInputOn, showsSteps, step as stepOn, stepDone as stepDoneOn, waitForFrameText, walkthrough as walkthroughOn } from '../runner/walkthroughPage';
 import { ownExtension } from '../runner/install';
 import { makeDemoWorkspace } from '../runner/demoWorkspace';
 import { ScriptedServer, lastUser } from '../runner/scriptedServer';
@@ -31,6 +32,14 @@ let browser: Browser;
 let page: Page;
 const model = new ScriptedServer();
 
+const walkthrough = () => walkthroughOn(page);
+const step = (title: string) => stepOn(page, title);
+const doStep = (title: string, button: string) => doStepOn(page, title, button);
+const stepDone = (title: string, timeoutMs?: number) => stepDoneOn(page, title, timeoutMs);
+const showWalkthrough = () => backToWalkthrough(page);
+const lifeThreadFrame = (selector: string) => frameOn(page, selector);
+const quickInput = () => quickInputOn(page);
+
 async function shot(name: string, readme?: string): Promise<void> {
   const path = join(RESULTS, `e2e-walkthrough-${name}.png`);
   await page.screenshot({ path });
@@ -38,80 +47,6 @@ async function shot(name: string, readme?: string): Promise<void> {
     mkdirSync(README_SHOTS, { recursive: true });
     copyFileSync(path, join(README_SHOTS, readme));
   }
-}
-
-/** The walkthrough's editor (Welcome page). */
-function walkthrough(): Locator {
-  return page.locator('.gettingStartedContainer');
-}
-
-/** A step of the walkthrough, by its title. */
-function step(title: string): Locator {
-  return walkthrough().locator('.getting-started-step', { hasText: title });
-}
-
-/** Opens a step and presses its "Do it" button. */
-async function doStep(title: string, button: string): Promise<void> {
-  const s = step(title);
-  await s.waitFor({ state: 'visible', timeout: 30_000 });
-  await s.locator('.step-title').click();
-  await s.locator('.step-description-container').first().waitFor({ state: 'visible', timeout: 15_000 }).catch(() => undefined);
-  const b = s.getByRole('button', { name: button });
-  await b.waitFor({ state: 'visible', timeout: 15_000 });
-  await b.click();
-}
-
-async function stepDone(title: string, timeoutMs = 30_000): Promise<void> {
-  await page.waitForFunction(
-    (t) => [...document.querySelectorAll('.gettingStartedContainer .getting-started-step')].some((e) => e.textContent?.includes(t) && e.querySelector('.complete') !== null),
-    title,
-    { timeout: timeoutMs },
-  );
-}
-
-/** Brings the walkthrough back: its tab, and from the Welcome page's list when the page went back home. */
-async function showWalkthrough(): Promise<void> {
-  await page.locator('.tabs-container .tab', { hasText: /Welcome|Walkthrough: / }).first().click();
-  await walkthrough().waitFor({ state: 'visible', timeout: 15_000 });
-  // The page's home keeps the steps in the DOM, hidden and disabled.
-  const first = step('Add a reminder in words');
-  if ((await first.isVisible()) && (await first.isEnabled())) return;
-  await walkthrough().getByRole('button', { name: /Life Thread: the first five minutes/ }).first().click();
-  await page.waitForFunction(() => {
-    const b = document.querySelector<HTMLButtonElement>('.gettingStartedContainer .getting-started-step');
-    return b !== null && !b.disabled && b.getAttribute('aria-disabled') !== 'true';
-  }, undefined, { timeout: 15_000 });
-}
-
-/** The Life Thread webview whose document holds `selector` (the sidebar and the panel are separate webviews). */
-async function lifeThreadFrame(selector: string): Promise<FrameLocator> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const outer = page.locator('iframe.webview.ready[src*="extensionId=lifethread.life-thread"]');
-    const n = await outer.count();
-    for (let i = 0; i < n; i++) {
-      const f = outer.nth(i).contentFrame().frameLocator('#active-frame');
-      if ((await f.locator(selector).count().catch(() => 0)) > 0) return f;
-    }
-    if (Date.now() > deadline) throw new Error(`no Life Thread webview shows ${selector}`);
-    await page.waitForTimeout(300);
-  }
-}
-
-/** Waits until some frame of the page (a webview such as the Markdown preview) shows `text`. */
-async function waitForFrameText(text: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    for (const f of page.frames()) if ((await f.getByText(text).count().catch(() => 0)) > 0) return;
-    await page.waitForTimeout(300);
-  }
-  throw new Error(`no frame shows ${text}`);
-}
-
-async function quickInput(): Promise<Locator> {
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible', timeout: 15_000 });
-  return input;
 }
 
 describe('the first five minutes (walkthrough, demo workspace, Chromium driving code-server)', () => {
@@ -134,6 +69,8 @@ describe('the first five minutes (walkthrough, demo workspace, Chromium driving 
         'lifeThread.openai.model': model.modelId,
         'lifeThread.cdp.chromiumPath': '/usr/bin/chromium',
         'git.openRepositoryInParentFolders': 'never',
+        // A wide chat (for the wake's screenshot) would otherwise give half its width to the sessions list.
+        'chat.viewSessions.enabled': false,
         'workbench.colorTheme': 'Default Dark Modern',
       },
     });
@@ -151,13 +88,13 @@ describe('the first five minutes (walkthrough, demo workspace, Chromium driving 
   });
 
   it('the first screen shows the walkthrough and the demo README', async () => {
-    await walkthrough().getByText('Life Thread: the first five minutes').first().waitFor({ state: 'visible', timeout: 120_000 });
+    await walkthrough().getByText(WALKTHROUGH_TITLE).first().waitFor({ state: 'visible', timeout: 120_000 });
     await page.locator('.tabs-container .tab', { hasText: 'Preview README.md' }).waitFor({ state: 'visible', timeout: 30_000 });
-    for (const title of ['Add a reminder in words', 'Schedule a command', 'Be woken when the tests end', 'Open the landing and the desk', 'Partition a chat']) {
+    for (const title of STEP_TITLES) {
       assert.equal(await step(title).count(), 1, `step ${title}`);
     }
     assert.equal(await walkthrough().locator('.getting-started-step .complete').count(), 0, 'no step is done before the user did it');
-    await waitForFrameText('Life Thread demo workspace');
+    await waitForFrameText(page, 'Life Thread demo workspace');
     await shot('0-first-screen', 'first-screen.png');
   });
 
@@ -171,6 +108,7 @@ describe('the first five minutes (walkthrough, demo workspace, Chromium driving 
     await page.locator('.quick-input-widget', { hasText: INSTANT }).waitFor({ state: 'visible', timeout: 10_000 });
     await page.keyboard.press('Enter');
     await stepDone('Add a reminder in words');
+    assert.equal(await showsSteps(page), true, 'the page stays on the walkthrough when its step ticks');
     await shot('1-reminder-step-done');
     await page.locator('.activitybar .action-item a[aria-label^="Life Thread"]').click();
     const sidebar = await lifeThreadFrame('.row');
@@ -211,11 +149,14 @@ describe('the first five minutes (walkthrough, demo workspace, Chromium driving 
     await woken.first().waitFor({ state: 'visible', timeout: 90_000 });
     const pulse = page.locator('.interactive-item-container', { hasText: 'The tests ended: read the failure and fix it.' }).first();
     await pulse.waitFor({ state: 'visible', timeout: 10_000 });
+    const chatWidth = await widenChat(page, 640);
+    await revealInChat(page, pulse);
     const prompt = model.requests.map(lastUser).find((u) => u.includes('life_wake:')) ?? '';
     assert.match(prompt, /job: \{ id: "tests", status: failed, exit_code: 1 \}/);
     assert.match(prompt, /3 passed, 1 failed/);
-    assert.match(prompt, /landing: \{ kind: code_anchor, path: "[^"]*\/src\/calc\.js", symbol: "Calculator\.average[^"]*", lines: "L19-L19"/);
+    assert.match(prompt, /landing: \{ kind: code_anchor, path: "[^"]*\/src\/calc\.js", symbol: "Calculator\.average", lines: "L19-L19"/);
     await shot('4-wake-in-chat', 'wake-in-chat.png');
+    await widenChat(page, chatWidth);
   });
 
   it('the landing opens the failing code and the desk holds the HTML report', async () => {
@@ -246,5 +187,19 @@ describe('the first five minutes (walkthrough, demo workspace, Chromium driving 
     assert.match((await panel.locator('.verify').textContent()) ?? '', /^export verified/);
     await panel.locator('.pair').first().scrollIntoViewIfNeeded();
     await shot('7-panel-pair', 'panel-pair.png');
+  });
+
+  it('a decision\u2019s quote opens the quoted span in its message, and its close button closes it', async () => {
+    const panel = await lifeThreadFrame('.pair');
+    await panel.locator('.pair .decisions .anchor-link', { hasText: 'average([]) should give 0, not throw' }).first().click();
+    const focus = panel.locator('.focus');
+    await focus.waitFor({ state: 'visible', timeout: 30_000 });
+    assert.equal(await focus.locator('.focus-span').textContent(), 'average([]) should give 0, not throw');
+    await focus.scrollIntoViewIfNeeded();
+    await shot('8-quoted-span');
+    await focus.getByRole('button', { name: 'Close the quoted span' }).click();
+    await focus.waitFor({ state: 'detached', timeout: 15_000 });
+    assert.equal(await panel.locator('.pair').count() > 0, true, 'the pair stays');
+    await shot('9-quoted-span-closed');
   });
 });

@@ -47,3 +47,44 @@ export async function sendChat(page: Page, text: string): Promise<void> {
 export function sidebarFrame(page: Page): FrameLocator {
   return page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
 }
+
+/**
+ * Scrolls the chat (a virtual list: the DOM's scrollIntoView does not move it) with the mouse wheel until
+ * `target` is whole in view, or its top is at the top when it is taller than the view.
+ */
+export async function revealInChat(page: Page, target: Locator): Promise<void> {
+  const list = page.locator('.interactive-session .interactive-list').first();
+  await target.waitFor({ state: 'attached', timeout: 15_000 });
+  for (let i = 0; i < 40; i++) {
+    const listBox = await list.boundingBox();
+    const box = await target.boundingBox();
+    if (!listBox || !box) break;
+    // The list's top holds the request's sticky header: count the view from below it.
+    const view = { ...listBox, y: listBox.y + 40, height: listBox.height - 40 };
+    const above = view.y - box.y;
+    const below = box.y + box.height - (view.y + view.height);
+    const delta = above > 0 ? -above : below > 0 ? Math.min(below, box.y - view.y) : 0;
+    if (Math.abs(delta) < 2) break;
+    await page.mouse.move(view.x + view.width / 2, view.y + view.height / 2);
+    await page.mouse.wheel(0, delta);
+    await page.waitForTimeout(150);
+  }
+}
+
+/** Drags the secondary side bar's edge (where the chat view lives) until it is `width` px wide, so long pulse lines fit a screenshot; returns the width it had. */
+export async function widenChat(page: Page, width: number): Promise<number> {
+  const bar = page.locator('.part.auxiliarybar');
+  const box = await bar.boundingBox();
+  if (!box) return 0;
+  // The sash is its own element beside the bar's edge (the bar may have a margin): take the vertical sash nearest that edge.
+  const sashX = await page.evaluate((edge) => {
+    const xs = [...document.querySelectorAll('.monaco-sash.vertical')].map((e) => e.getBoundingClientRect()).filter((r) => r.height > 200).map((r) => r.x + r.width / 2);
+    return xs.sort((a, b) => Math.abs(a - edge) - Math.abs(b - edge))[0] ?? edge;
+  }, box.x);
+  await page.mouse.move(sashX, box.y + box.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(sashX - (width - box.width), box.y + box.height / 2, { steps: 5 });
+  await page.mouse.up();
+  await page.waitForTimeout(300);
+  return box.width;
+}

@@ -4,8 +4,9 @@
  * was partitioned at the last commit, so the panel has a pair to show and `life-thread topic verify` passes.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { ROOT } from './codeServer';
 import { appendMessages, topicDir, writeDecisions, writeStub } from '../../src/node/topicFiles';
 import { gitState } from '../../src/node/git';
@@ -20,6 +21,62 @@ const HISTORY: { message: string; paths: string[] }[] = [
   { message: 'Tests and the "tests" task (HTML report in reports/)', paths: ['test', '.vscode/tasks.json'] },
   { message: 'README: what to try in the demo', paths: ['.'] },
 ];
+
+/** Bump when what makeDemoWorkspace builds from demo/ changes (history, sample topic): an older demo is rebuilt. */
+const LAYOUT = 1;
+
+/** The demo's version: the layout and every file under demo/, so an edit there makes `npm start` rebuild the demo. */
+export function demoVersion(demoDir = join(ROOT, 'demo')): string {
+  const hash = createHash('sha256').update(`layout ${LAYOUT}\n`);
+  const walk = (dir: string): void => {
+    for (const name of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const p = join(dir, name.name);
+      if (name.isDirectory()) walk(p);
+      else hash.update(`${relative(demoDir, p)}\0`).update(readFileSync(p)).update('\0');
+    }
+  };
+  walk(demoDir);
+  return hash.digest('hex').slice(0, 16);
+}
+
+/** Beside the workspace, not in it: the demo's own git tree stays clean. */
+function versionFile(dest: string): string {
+  return `${dest}.version`;
+}
+
+export interface EnsuredDemo {
+  /** `made`: there was none; `rebuilt`: it was of another version (the old one is kept at `oldKeptAt`); `kept`: current. */
+  action: 'made' | 'rebuilt' | 'kept';
+  oldKeptAt?: string;
+}
+
+/**
+ * `npm start`'s demo at `dest`: made when missing, kept when its version is current, else rebuilt (an
+ * old demo would show steps, files and a topic the walkthrough no longer describes). The old one is
+ * moved to `<dest>.old` rather than deleted, in case the user changed something in it.
+ */
+export async function ensureDemoWorkspace(dest: string, opts: { now?: Date; version?: string } = {}): Promise<EnsuredDemo> {
+  const version = opts.version ?? demoVersion();
+  const file = versionFile(dest);
+  if (!existsSync(dest)) {
+    await makeDemoWorkspace(dest, opts);
+    writeFileSync(file, `${version}\n`);
+    return { action: 'made' };
+  }
+  let found = '';
+  try {
+    found = readFileSync(file, 'utf8').trim();
+  } catch {
+    // made before demos had a version
+  }
+  if (found === version) return { action: 'kept' };
+  const old = `${dest}.old`;
+  rmSync(old, { recursive: true, force: true });
+  renameSync(dest, old);
+  await makeDemoWorkspace(dest, opts);
+  writeFileSync(file, `${version}\n`);
+  return { action: 'rebuilt', oldKeptAt: old };
+}
 
 /** Creates the demo workspace at `dest` (which must not exist yet). Returns its path. */
 export async function makeDemoWorkspace(dest: string, opts: { now?: Date } = {}): Promise<string> {

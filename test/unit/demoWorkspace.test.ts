@@ -6,10 +6,10 @@
 import { describe, it, before, after } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { makeDemoWorkspace } from '../runner/demoWorkspace';
+import { demoVersion, ensureDemoWorkspace, makeDemoWorkspace } from '../runner/demoWorkspace';
 import { ROOT } from '../runner/codeServer';
 import { findCodeLocus } from '../../src/core/codeLocus';
 import { findReportPage } from '../../src/core/reportPage';
@@ -61,5 +61,42 @@ describe('the demo workspace', () => {
     const report = findReportPage(out, [ws], { cwd: ws, isFile: existsSync });
     assert.equal(report?.path, join(ws, 'reports', 'tests.html'));
     assert.match(readFileSync(join(ws, 'reports', 'tests.html'), 'utf8'), /3 passed<\/span>, <span class="bad">1 failed/);
+  });
+});
+
+describe("npm start's demo: made once, rebuilt when the demo's version changed", () => {
+  let base: string;
+  before(() => {
+    base = mkdtempSync(join(tmpdir(), 'lt-demo-v-'));
+  });
+  after(() => rmSync(base, { recursive: true, force: true }));
+
+  it('is made when missing, kept while its version is current, and rebuilt (the old one kept aside) when it is not', async () => {
+    const ws = join(base, 'workspace');
+    assert.deepEqual(await ensureDemoWorkspace(ws, { version: 'v1' }), { action: 'made' });
+    assert.equal(readFileSync(`${ws}.version`, 'utf8').trim(), 'v1');
+    writeFileSync(join(ws, 'mine.txt'), 'a note the user left');
+    assert.deepEqual(await ensureDemoWorkspace(ws, { version: 'v1' }), { action: 'kept' });
+    assert.ok(existsSync(join(ws, 'mine.txt')), 'a current demo is left as it is');
+    assert.deepEqual(await ensureDemoWorkspace(ws, { version: 'v2' }), { action: 'rebuilt', oldKeptAt: `${ws}.old` });
+    assert.equal(existsSync(join(ws, 'mine.txt')), false, 'the demo is made afresh');
+    assert.ok(existsSync(join(ws, 'src', 'calc.js')));
+    assert.ok(existsSync(join(`${ws}.old`, 'mine.txt')), 'the old demo is kept aside');
+    assert.equal(readFileSync(`${ws}.version`, 'utf8').trim(), 'v2');
+  });
+
+  it('a demo made before demos had a version is rebuilt', async () => {
+    const ws = join(base, 'unversioned');
+    await makeDemoWorkspace(ws);
+    assert.equal((await ensureDemoWorkspace(ws)).action, 'rebuilt');
+    assert.equal(readFileSync(`${ws}.version`, 'utf8').trim(), demoVersion());
+  });
+
+  it("the version follows demo/'s files", () => {
+    const copy = join(base, 'demo-copy');
+    cpSync(join(ROOT, 'demo'), copy, { recursive: true });
+    assert.equal(demoVersion(copy), demoVersion());
+    writeFileSync(join(copy, 'src', 'calc.js'), `${readFileSync(join(copy, 'src', 'calc.js'), 'utf8')}\n// changed\n`);
+    assert.notEqual(demoVersion(copy), demoVersion());
   });
 });

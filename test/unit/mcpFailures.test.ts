@@ -29,9 +29,11 @@ interface Session {
   transport: StdioClientTransport;
 }
 
-async function connect(args: string[], cwd: string, opts: { name?: string; channel?: boolean; env?: Record<string, string> } = {}): Promise<Session> {
+/** `before`: set handlers before the session starts (a server may push as soon as it is initialized). */
+async function connect(args: string[], cwd: string, opts: { name?: string; channel?: boolean; env?: Record<string, string>; before?: (client: Client) => void } = {}): Promise<Session> {
   const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', ...args], cwd, env: { ...(baseEnv() as Record<string, string>), ...opts.env }, stderr: 'pipe' });
   const client = new Client({ name: opts.name ?? 'lt-fail-client', version: '1.0.0' }, { capabilities: opts.channel ? { experimental: { 'claude/channel': {} } } : {} });
+  opts.before?.(client);
   await client.connect(transport);
   return { client, transport };
 }
@@ -228,16 +230,17 @@ describe('life-thread mcp: delivery', { concurrency: 2 }, () => {
     process.kill(pid, 'SIGKILL');
     await first.client.close().catch(() => undefined);
     const channelSchema = z.object({ method: z.literal('notifications/claude/channel'), params: z.object({ content: z.string(), meta: z.record(z.string(), z.string()) }) });
-    const other = await connect(['--store', store], elsewhere, { channel: true });
     let otherGot = 0;
-    other.client.setNotificationHandler(channelSchema, () => void otherGot++);
+    const other = await connect(['--store', store], elsewhere, { channel: true, before: (c) => c.setNotificationHandler(channelSchema, () => void otherGot++) });
     try {
       await new Promise((res) => setTimeout(res, 2000));
       assert.equal(otherGot, 0, 'a server in another folder leaves it alone');
       assert.equal((await wakeRows(store))[0]?.status, 'pending');
-      const same = await connect(['--store', store], cwd, { channel: true });
+      let pushed: (p: { content: string }) => void = () => undefined;
+      const pushedOnce = new Promise<{ content: string }>((resolve) => (pushed = resolve));
+      const same = await connect(['--store', store], cwd, { channel: true, before: (c) => c.setNotificationHandler(channelSchema, (n) => pushed(n.params)) });
       try {
-        const got = await new Promise<{ content: string }>((resolve) => same.client.setNotificationHandler(channelSchema, (n) => resolve(n.params)));
+        const got = await Promise.race([pushedOnce, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no channel notification within 20 s')), 20_000))]);
         assert.match(got.content, new RegExp(`^WAKE-ADOPTED\\n\\nlife_wake:\\n  wake: ${row.id}\\n`));
         const fired = await until(async () => {
           const r = (await wakeRows(store))[0];

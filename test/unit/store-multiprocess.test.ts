@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -135,6 +135,15 @@ describe('store across processes', () => {
       [['r-counter', '240']],
     );
     t.diagnostic(`240 locked updates from 6 processes in ${Date.now() - started} ms`);
+  });
+
+  it('a process that wrote a burst and exits leaves the digest of its last write (the next reader may trust it)', async () => {
+    const dir = freshDir();
+    const child = startChild(['increment', dir, '4']);
+    assert.equal((await child.exited).code, 0, child.stderr());
+    const t = table(dir);
+    const sum = createHash('sha1').update(fs.readFileSync(t.file)).digest('hex');
+    assert.equal(fs.readFileSync(t.sumFile, 'utf8').trim(), sum);
   });
 
   it('5 dispatchers claiming 200 due rows: every row claimed exactly once, by the token on it', async (t) => {

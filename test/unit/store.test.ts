@@ -15,6 +15,9 @@ import { DEFAULT_MAX_FILE_BYTES, readPulse, StoreError, Table, touchPulse, type 
 import { tempDirs } from './helpers/tempDirs';
 import { lockState } from '../../src/node/lock';
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { ScheduleStore } from '../../src/node/schedule';
+import { encodeTable } from './helpers/cliHarness';
 
 const dirs = tempDirs('lt-store-');
 const freshDir = dirs.freshDir;
@@ -577,6 +580,153 @@ describe('store: update semantics', () => {
     };
     await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 ? a : b).update(bump)));
     assert.equal((await a.read()).rows[0]?.text, '30');
+  });
+});
+
+/**
+ * What a table remembers of the version it last read or wrote: a read that finds the same bytes
+ * reuses the rows, and an update that changed a few rows rewrites only their lines. Neither may ever
+ * hide a change another process made, whatever the file's size, inode and times say.
+ */
+describe('store: the version a table remembers', () => {
+  /** Rewrites the table in place (same inode) and gives it back the very mtime and atime it had. */
+  function rewriteInPlaceSameTick(file: string, edit: (text: string) => string): void {
+    const st = fs.statSync(file);
+    const before = fs.readFileSync(file, 'utf8');
+    const after = edit(before);
+    assert.notEqual(after, before);
+    assert.equal(Buffer.byteLength(after), Buffer.byteLength(before), 'the same size');
+    const fd = fs.openSync(file, 'r+');
+    fs.writeSync(fd, after, 0, 'utf8');
+    fs.closeSync(fd);
+    fs.utimesSync(file, st.atime, st.mtime);
+    const now = fs.statSync(file);
+    assert.equal(now.ino, st.ino, 'the same inode');
+    assert.equal(now.size, st.size, 'the same size');
+    assert.equal(now.mtimeMs, st.mtimeMs, 'the same mtime');
+  }
+
+  it('another process rewrote the table with the same size in the same mtime tick: read, update and a pass all see the change', async () => {
+    const dir = freshDir();
+    const t = reminders(dir);
+    await t.update(() => ({ rows: [reminder('r-a', { text: 'aaaa' }), reminder('r-b')], result: undefined }));
+    // Pin the mtime to a whole second, so that giving it back is exact on any file system.
+    const pinned = new Date('2026-10-01T07:00:00.000Z');
+    fs.utimesSync(t.file, pinned, pinned);
+    assert.equal((await t.read()).rows[0]?.text, 'aaaa', 'this version is now the one the table knows');
+
+    rewriteInPlaceSameTick(t.file, (text) => text.replace('"aaaa"', '"bbbb"'));
+    assert.equal((await t.read()).rows[0]?.text, 'bbbb', 'a read sees it');
+    await t.update((rows) => ({ rows: rows.map((r) => (r.id === 'r-b' ? { ...r, text: 'b2' } : r)), result: undefined }));
+    assert.deepEqual(
+      (readJson(t.file) as { rows: ReminderRow[] }).rows.map((r) => r.text),
+      ['bbbb', 'b2'],
+      'the update kept the other process’s change instead of writing its stale copy back',
+    );
+
+    // A pass: the row another process made due in place is claimed at the next pass.
+    const store = new ScheduleStore({ dir: freshDir() });
+    const later = '2099-10-03T07:00:00.000Z';
+    const soon = '2026-10-03T07:00:00.000Z';
+    await store.reminders.update(() => ({ rows: [reminder('r-x', { schedule: { kind: 'once', at: later }, nextRunAt: later })], result: undefined }));
+    fs.utimesSync(store.reminders.file, pinned, pinned);
+    const now = new Date('2026-10-03T08:00:00.000Z');
+    const holder = { pid: process.pid, window: 'test' };
+    assert.equal((await store.pass({ now, holder })).reminders.claimed.length, 0);
+    rewriteInPlaceSameTick(store.reminders.file, (text) => text.replaceAll(later, soon));
+    assert.deepEqual(
+      (await store.pass({ now, holder })).reminders.claimed.map((c) => c.id),
+      ['r-x'],
+    );
+  });
+
+  it('a table replaced by another process (a new inode, the same size and mtime) is read again', async () => {
+    const dir = freshDir();
+    const t = reminders(dir);
+    await t.update(() => ({ rows: [reminder('r-a', { text: 'aaaa' })], result: undefined }));
+    const st = fs.statSync(t.file);
+    const other = path.join(dir, 'other.tmp.json');
+    fs.writeFileSync(other, fs.readFileSync(t.file, 'utf8').replace('"aaaa"', '"cccc"'));
+    fs.utimesSync(other, st.atime, st.mtime);
+    fs.renameSync(other, t.file);
+    assert.equal((await t.read()).rows[0]?.text, 'cccc');
+  });
+
+  it('rows changed in place and rows added are spliced in: the file is what a full write gives, and a new reader reads the same rows', async () => {
+    const dir = freshDir();
+    const t = reminders(dir);
+    const rows = Array.from({ length: 50 }, (_, i) => reminder(`r-${i}`, { text: `row ${i}` }));
+    await t.update(() => ({ rows, result: undefined }));
+    await t.update((rs) => ({
+      rows: [...rs.map((r, i) => (i === 0 || i === 17 || i === 49 ? { ...r, text: `changed ${'é'.repeat(i)}` } : r)), reminder('r-new', { text: 'added' })],
+      result: undefined,
+    }));
+    const fresh = await reminders(dir).read();
+    assert.equal(fresh.rows.length, 51);
+    assert.equal(fresh.rows[17]?.text, `changed ${'é'.repeat(17)}`);
+    assert.equal(fresh.rows[50]?.id, 'r-new');
+    const expected = encodeTable(fresh.rows.map((r) => JSON.stringify(r)));
+    assert.equal(fs.readFileSync(t.file, 'utf8'), expected, 'the writer’s one-row-per-line layout');
+    // The same table again (its own version): more changes splice on top of the spliced version.
+    await t.update((rs) => ({ rows: rs.map((r) => (r.id === 'r-18' ? { ...r, text: 'again' } : r)), result: undefined }));
+    const again = await reminders(dir).read();
+    assert.equal(again.rows[18]?.text, 'again');
+    assert.equal(fs.readFileSync(t.file, 'utf8'), encodeTable(again.rows.map((r) => JSON.stringify(r))));
+  });
+
+  it('an update that renames, moves or duplicates rows takes the full path and is checked as a whole', async () => {
+    const dir = freshDir();
+    const t = reminders(dir);
+    await t.update(() => ({ rows: [reminder('r-a'), reminder('r-b'), reminder('r-c')], result: undefined }));
+    const bytes = fs.readFileSync(t.file);
+    await rejectsWith(t.update((rs) => ({ rows: [...rs, reminder('r-d'), reminder('r-d')], result: undefined })), 'shape', 'duplicate');
+    await rejectsWith(t.update((rs) => ({ rows: [...rs, reminder('r-b', { text: 'again' })], result: undefined })), 'shape', 'duplicate');
+    await rejectsWith(t.update((rs) => ({ rows: rs.map((r) => (r.id === 'r-a' ? { ...r, id: 'r-c' } : r)), result: undefined })), 'shape', 'duplicate');
+    assert.deepEqual(fs.readFileSync(t.file), bytes, 'nothing written');
+    await t.update((rs) => ({ rows: [rs[2], rs[0], { ...rs[1], id: 'r-z' }] as ReminderRow[], result: undefined }));
+    assert.deepEqual(
+      (await reminders(dir).read()).rows.map((r) => r.id),
+      ['r-c', 'r-a', 'r-z'],
+    );
+  });
+
+  it('reads in flight together while another writer changes the table each get one whole version', async () => {
+    const dir = freshDir();
+    const rows = (tag: string): ReminderRow[] => Array.from({ length: 300 }, (_, i) => reminder(`r-${i}`, { text: `${tag} ${'x'.repeat(100)}` }));
+    const a = reminders(dir);
+    const b = reminders(dir);
+    await b.update(() => ({ rows: rows('v0'), result: undefined }));
+    await a.read();
+    const reads: Promise<{ rows: ReminderRow[] }>[] = [];
+    for (let v = 1; v <= 6; v++) {
+      reads.push(...Array.from({ length: 8 }, () => a.read()));
+      await b.update(() => ({ rows: rows(`v${v}`), result: undefined }));
+      reads.push(...Array.from({ length: 8 }, () => a.read()));
+    }
+    for (const snap of await Promise.all(reads)) {
+      assert.equal(snap.rows.length, 300);
+      const tags = new Set(snap.rows.map((r) => r.text.split(' ')[0]));
+      assert.equal(tags.size, 1, `one version per read, got ${[...tags].join(', ')}`);
+    }
+    assert.equal((await a.read()).rows[0]?.text.split(' ')[0], 'v6');
+  });
+
+  it('writes in a burst leave the digest of the last one (a new reader trusts it); a lone write leaves it at once', async () => {
+    const dir = freshDir();
+    const t = reminders(dir);
+    const sumOf = (): string => createHash('sha1').update(fs.readFileSync(t.file)).digest('hex');
+    const sumFile = (): string => fs.readFileSync(t.sumFile, 'utf8').trim();
+    await t.update(add(reminder('r-a')));
+    assert.equal(sumFile(), sumOf(), 'a lone write');
+    for (let i = 0; i < 5; i++) await t.update(add(reminder(`r-burst${i}`)));
+    await t.flushSum();
+    assert.equal(sumFile(), sumOf(), 'the burst’s last version');
+    // A digest is only ever the digest of bytes this code validated: never of a file changed since.
+    await t.update(add(reminder('r-b')));
+    await t.update(add(reminder('r-c')));
+    writeTable(dir, fs.readFileSync(t.file, 'utf8').replace('"r-c"', '"r-C"'));
+    await t.flushSum();
+    assert.notEqual(sumFile(), sumOf());
   });
 });
 

@@ -1,0 +1,142 @@
+/**
+ * The first five minutes with no language model at all (a fresh user data dir; the only model is Life
+ * Thread's offline responder, design §9 "No model"): each step of the walkthrough from its button, in
+ * Chromium driving code-server on the demo workspace. The first four tick; the wake arrives as an @life
+ * turn that shows its pulse; Partition says a model is needed and does not tick. No error appears, and
+ * the Welcome page stays on the walkthrough whenever the user comes back to it by its tab.
+ * Screenshots go to test-results/e2e-walkthrough-offline-*.png.
+ */
+import { after, before, describe, it } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { ROOT, startCodeServer, type RunningServer } from '../runner/codeServer';
+import { launchBrowser, revealInChat, widenChat } from '../runner/browser';
+import { ownExtension } from '../runner/install';
+import { makeDemoWorkspace } from '../runner/demoWorkspace';
+import { STEP_TITLES, WALKTHROUGH_TITLE, backToWalkthrough, doStep, quickInput, showsSteps, step, stepDone, walkthrough } from '../runner/walkthroughPage';
+
+const RESULTS = join(ROOT, 'test-results');
+const stateDir = join(RESULTS, 'e2e-walkthrough-offline');
+const workspace = join(stateDir, 'workspace');
+
+let server: RunningServer;
+let browser: Browser;
+let page: Page;
+
+async function shot(name: string): Promise<void> {
+  await page.screenshot({ path: join(RESULTS, `e2e-walkthrough-offline-${name}.png`) });
+}
+
+/** Nothing went wrong where the user would see it: no error toast, and VS Code never refused a chat request. */
+async function noErrors(when: string): Promise<void> {
+  assert.equal(await page.locator('.notifications-toasts .codicon-error').count(), 0, `an error notification ${when}`);
+  assert.equal(await page.getByText('Language model unavailable').count(), 0, `VS Code refused a chat request ${when}`);
+}
+
+describe('the first five minutes without any language model (Chromium driving code-server)', () => {
+  before(async () => {
+    rmSync(stateDir, { recursive: true, force: true });
+    mkdirSync(stateDir, { recursive: true });
+    await makeDemoWorkspace(workspace);
+    // No lifeThread.openai.* and no other model extension: the offline responder is the only model.
+    server = await startCodeServer({
+      stateDir,
+      installExtensions: [ownExtension()],
+      settings: {
+        'lifeThread.timeZone': 'Europe/Berlin',
+        'lifeThread.cdp.chromiumPath': '/usr/bin/chromium',
+        'git.openRepositoryInParentFolders': 'never',
+        // A wide chat (for the wake's screenshot) would otherwise give half its width to the sessions list.
+        'chat.viewSessions.enabled': false,
+      },
+    });
+    browser = await launchBrowser(stateDir);
+    page = await browser.newPage({ viewport: { width: 1500, height: 920 } });
+    await page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}`);
+    await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
+    await walkthrough(page).getByText(WALKTHROUGH_TITLE).first().waitFor({ state: 'visible', timeout: 120_000 });
+  });
+
+  after(async () => {
+    if (page) await shot('last').catch(() => undefined);
+    await browser?.close().catch(() => undefined);
+    await server?.stop();
+  });
+
+  it('a reminder in words and a scheduled command: both steps tick', async () => {
+    for (const title of STEP_TITLES) assert.equal(await step(page, title).count(), 1, `step ${title}`);
+    await doStep(page, 'Add a reminder in words', 'Add a Reminder');
+    const input = await quickInput(page);
+    await input.fill('look at the test report');
+    await page.keyboard.press('Enter');
+    await page.locator('.quick-input-widget', { hasText: 'when?' }).waitFor({ state: 'visible', timeout: 15_000 });
+    await input.fill('in 5 minutes');
+    await page.locator('.quick-input-widget', { hasText: /Once, .* CES?T/ }).waitFor({ state: 'visible', timeout: 10_000 });
+    await page.keyboard.press('Enter');
+    await stepDone(page, 'Add a reminder in words');
+    assert.equal(await showsSteps(page), true, 'the page stays on the walkthrough when its step ticks');
+    // Away to the sidebar and back by the tab, as a user checks the row.
+    await page.locator('.activitybar .action-item a[aria-label^="Life Thread"]').click();
+    await page.waitForTimeout(1000);
+    await backToWalkthrough(page);
+    await doStep(page, 'Schedule a command', 'Schedule a Command');
+    const cmd = await quickInput(page);
+    await cmd.fill('npm test');
+    await page.keyboard.press('Enter');
+    await page.locator('.quick-input-widget', { hasText: 'when?' }).waitFor({ state: 'visible', timeout: 15_000 });
+    await cmd.fill('every 30m');
+    await page.locator('.quick-input-widget', { hasText: /Every 30 min/i }).waitFor({ state: 'visible', timeout: 10_000 });
+    await page.keyboard.press('Enter');
+    await stepDone(page, 'Schedule a command');
+    assert.equal(await showsSteps(page), true);
+    await shot('1-two-steps');
+    await noErrors('after the first two steps');
+  });
+
+  it('the wake on the tests arrives as an @life turn with its pulse, lands on the failing code, and both steps tick', async () => {
+    await backToWalkthrough(page);
+    await doStep(page, 'Be woken when the tests end', 'Wake Me When the Tests End');
+    const input = await quickInput(page);
+    const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: 'tests' }).filter({ hasText: 'start it and wake when it ends' });
+    await pick.first().click({ timeout: 20_000 });
+    await page.locator('.quick-input-widget', { hasText: 'When tests ends' }).waitFor({ state: 'visible', timeout: 15_000 });
+    await input.fill('The tests ended: read the failure and fix it.');
+    await page.keyboard.press('Enter');
+    const woken = page.locator('.interactive-item-container.interactive-response', { hasText: /Woken \(w-/ }).last();
+    await woken.waitFor({ state: 'visible', timeout: 90_000 });
+    const text = (await woken.textContent()) ?? '';
+    assert.match(text, /The tests ended: read the failure and fix it\./);
+    assert.match(text, /3 passed, 1 failed/);
+    await widenChat(page, 760);
+    await revealInChat(page, woken.locator('.interactive-result-code-block', { hasText: 'life_wake:' }).first());
+    await shot('2-woken');
+    await page.locator('.tabs-container .tab', { hasText: 'calc.js' }).first().waitFor({ state: 'visible', timeout: 30_000 });
+    assert.ok(existsSync(join(workspace, 'reports', 'tests.html')), 'the task wrote its report');
+    await backToWalkthrough(page);
+    await stepDone(page, 'Be woken when the tests end');
+    await stepDone(page, 'Open the landing and the desk');
+    await shot('3-four-ticks');
+    await noErrors('after the wake');
+  });
+
+  it('Partition without a model: @life says a model is needed, with buttons; the step does not tick and nothing errs', async () => {
+    // Still on the walkthrough from the step before: the user goes on from there.
+    assert.equal(await showsSteps(page), true);
+    await doStep(page, 'Partition a chat', 'Partition the Chat');
+    const input = await quickInput(page);
+    assert.equal(await input.inputValue(), 'main');
+    await page.keyboard.press('Enter');
+    const answer = page.locator('.interactive-item-container.interactive-response', { hasText: 'needs a language model' }).last();
+    await answer.waitFor({ state: 'visible', timeout: 60_000 });
+    assert.equal(await answer.locator('.monaco-button', { hasText: 'Open Model Settings' }).count(), 1);
+    await revealInChat(page, answer);
+    await shot('4-partition-needs-model');
+    await backToWalkthrough(page);
+    for (const t of STEP_TITLES.slice(0, 4)) await stepDone(page, t);
+    assert.equal(await step(page, 'Partition a chat').locator('.complete').count(), 0, 'nothing was partitioned');
+    await shot('5-walkthrough');
+    await noErrors('after Partition');
+  });
+});
