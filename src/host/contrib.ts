@@ -35,13 +35,28 @@ export function useRegistrar(r: Registrar | undefined): void {
 const ranCommand = new vscode.EventEmitter<string>();
 /** Fires with the id when one of Life Thread's commands starts (the walkthrough reads it as the user at work elsewhere). */
 export const onDidRunCommand = ranCommand.event;
+let running = 0;
+/** Whether one of Life Thread's commands is still running (e.g. waiting in its quick input, which has the focus). */
+export function commandRunning(): boolean {
+  return running > 0;
+}
 
 /** The registrar in use: the boot's proxies, or the VS Code API itself. */
 export const contrib: Registrar = {
   registerCommand: (id, run) =>
     current.registerCommand(id, (...args: never[]) => {
       ranCommand.fire(id);
-      return run(...args);
+      running++;
+      let result: unknown;
+      try {
+        result = run(...args);
+      } catch (err) {
+        running--;
+        throw err;
+      }
+      if (result instanceof Promise) return result.finally(() => running--);
+      running--;
+      return result;
     }),
   registerTool: (name, tool) => current.registerTool(name, tool),
   createChatParticipant: (id, handler) => current.createChatParticipant(id, handler),

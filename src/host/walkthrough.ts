@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { ViewModel } from './viewModel';
 import type { Lander } from './landing';
 import type { WakeFeature } from './wakeFeature';
-import { onDidRunCommand } from './contrib';
+import { commandRunning, onDidRunCommand } from './contrib';
 
 /** The walkthrough of package.json (`contributes.walkthroughs`), as `workbench.action.openWalkthrough` names it. */
 export const WALKTHROUGH_ID = 'lifethread.life-thread#lifeThread.firstFiveMinutes';
@@ -128,6 +128,8 @@ class WalkthroughKeeper implements vscode.Disposable {
       // Opened from the Welcome page's list, the walkthrough titles the tab with the extension's name.
       if (tab.label.startsWith('Walkthrough: ')) this.ours = tab.label === 'Walkthrough: Life Thread';
       if (!this.ours || !this.away || !tab.isActive || tab.group !== vscode.window.tabGroups.activeTabGroup) continue;
+      // A step's command is still asking (its quick input has the focus): reopening now would take the focus from it.
+      if (commandRunning()) continue;
       this.away = false;
       void Promise.resolve(vscode.commands.executeCommand('workbench.action.openWalkthrough', { category: WALKTHROUGH_ID, step: this.nextStep() }, false)).catch(() => undefined);
     }
