@@ -507,6 +507,7 @@ export class Continuity implements vscode.Disposable {
             prompt: `A new sibling chat for the same line of work. Known topics: ${topics.join(', ') || 'none yet'}`,
             value: this.currentTopic(),
             validateInput: (v) => (/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(v) ? undefined : 'Letters, digits, dot, dash or underscore.'),
+            ignoreFocusOut: true,
           }));
         if (!topic) return;
         await this.setTopic(topic);

@@ -124,7 +124,7 @@ describe('the first five minutes (walkthrough, demo workspace, Chromium driving 
     await page.locator('.quick-input-widget', { hasText: 'when?' }).waitFor({ state: 'visible', timeout: 15_000 });
     await cmd.fill('every 30m');
     await page.locator('.quick-input-widget', { hasText: /Every 30 min/i }).waitFor({ state: 'visible', timeout: 10_000 });
-    await page.keyboard.press('Enter');
+    await cmd.press('Enter');
     await stepDone('Schedule a command');
     await sidebar.locator('.row', { hasText: 'npm test' }).waitFor({ state: 'visible', timeout: 30_000 });
     await shot('1-reminder-sidebar', 'sidebar.png');

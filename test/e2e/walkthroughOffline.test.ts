@@ -127,7 +127,7 @@ describe('the first five minutes without any language model (Chromium driving co
     await doStep(page, 'Partition a chat', 'Partition the Chat');
     const input = await quickInput(page);
     assert.equal(await input.inputValue(), 'main');
-    await page.keyboard.press('Enter');
+    await input.press('Enter');
     const answer = page.locator('.interactive-item-container.interactive-response', { hasText: 'needs a language model' }).last();
     await answer.waitFor({ state: 'visible', timeout: 60_000 });
     assert.equal(await answer.locator('.monaco-button', { hasText: 'Open Model Settings' }).count(), 1);
