@@ -44,19 +44,14 @@ export function commandRunning(): boolean {
 /** The registrar in use: the boot's proxies, or the VS Code API itself. */
 export const contrib: Registrar = {
   registerCommand: (id, run) =>
-    current.registerCommand(id, (...args: never[]) => {
+    current.registerCommand(id, async (...args: never[]) => {
       ranCommand.fire(id);
       running++;
-      let result: unknown;
       try {
-        result = run(...args);
-      } catch (err) {
+        return await run(...args);
+      } finally {
         running--;
-        throw err;
       }
-      if (result instanceof Promise) return result.finally(() => running--);
-      running--;
-      return result;
     }),
   registerTool: (name, tool) => current.registerTool(name, tool),
   createChatParticipant: (id, handler) => current.createChatParticipant(id, handler),
