@@ -95,7 +95,7 @@ async function act(page: Page, req: RunnerRequest, stateDir: string, server: Run
         await cdp.send('Profiler.enable');
         await cdp.send('Profiler.setSamplingInterval', { interval: 500 });
         await cdp.send('Profiler.start');
-        return { ok: true };
+        return { ok: true, startedAt: Date.now() };
       }
       const cdp = profilers.get(page);
       if (!cdp) return { ok: false, error: 'no profile was started' };

@@ -76,7 +76,7 @@ describe('bench: time to report locus and to the pulse, in the real host', () =>
       });
       const lag = monitorEventLoopDelay({ resolution: 5 });
       const profiled = process.env.LIFE_THREAD_BENCH_PROFILE === '1' && (i === 0 || i === 6);
-      if (profiled) await runnerAction({ action: 'profile', op: 'start' });
+      const profileStart = profiled ? ((await runnerAction({ action: 'profile', op: 'start' })) as { startedAt?: number }).startedAt : undefined;
       await vscode.lm.invokeTool('lifethread_sendToLifeThread', { input: { text: `BENCH ${i}`, when: 'job.done', job_id: name }, toolInvocationToken: undefined });
       await vscode.tasks.executeTask(benchTask(name, stamp));
       lag.enable();
@@ -94,7 +94,11 @@ describe('bench: time to report locus and to the pulse, in the real host', () =>
       locus.push(shown.at - exit);
       const receivedAt = await received;
       lag.disable();
-      if (profiled) console.log(`run ${i}: workbench profile ${JSON.stringify(await runnerAction({ action: 'profile', op: 'stop', name: `wake-run-${i}` }))}`);
+      if (profiled) {
+        const saved = JSON.stringify(await runnerAction({ action: 'profile', op: 'stop', name: `wake-run-${i}` }));
+        const exit = exitAt(stamp);
+        console.log(`run ${i}: workbench profile ${saved}; ms from the profile's start: the task's exit ${exit - (profileStart ?? 0)}, @life had the pulse ${receivedAt - (profileStart ?? 0)}`);
+      }
       lags.push(Math.round(lag.max / 1e6));
       pulse.push(receivedAt - exit);
       const m = await delivered;
