@@ -10,7 +10,7 @@ import { findReportPage } from '../core/reportPage';
 import type { DeskState } from '../core/wake/contract';
 import { CHROMIUM_PATH_SETTING } from '../node/desk/chromium';
 import { Desk } from '../node/desk/desk';
-import type { DeskPage } from '../node/desk/deskFile';
+import { pageOfEvidence, type DeskPage } from '../node/desk/deskFile';
 import { evidenceKey } from '../node/desk/pageUrl';
 import type { PrepareOptions, PrepareResult } from '../node/desk/prepare';
 import { readThumbnail } from '../node/desk/thumbnail';
@@ -127,8 +127,7 @@ export class HostDesk implements DeskPort, vscode.Disposable {
   }
 
   async evidenceUrl(evidenceId: string): Promise<string | undefined> {
-    const pages = await this.desk.pages();
-    return pages.find((p) => p.evidenceId === evidenceId)?.url;
+    return pageOfEvidence(await this.desk.pages(), evidenceId)?.url;
   }
 
   /** `Life Thread: Open Desk`: prepares the desk, then brings the page the user picks (or `arg.page`) to front. */
@@ -244,8 +243,14 @@ function checkEvidencePage(url: string): void {
 function noBrowserMessage(r: PrepareResult, o: PrepareOptions): string | undefined {
   if (r.status === 'ok' || r.status === 'prepared') return undefined;
   if (r.status !== 'none' && (r.endpoint !== undefined || o.chromiumPath?.trim())) return undefined;
-  const why = r.status === 'none' ? 'lifeThread.cdp.endpoint and lifeThread.cdp.chromiumPath are empty' : (r.reason ?? 'no browser answers');
+  const why = r.status === 'none' ? noBrowserWhy(o) : (r.reason ?? 'no browser answers');
   return `Life Thread: the desk has no browser (${why}). Set ${CHROMIUM_PATH_SETTING} to a Chromium or Chrome executable (e.g. /usr/bin/chromium) and Life Thread starts one when needed, or start a browser with --remote-debugging-port=9222 and point lifeThread.cdp.endpoint at it.`;
+}
+
+/** Why there is no desk browser, in a few words: nothing configured, or nothing at the endpoint and no Chromium to start. */
+function noBrowserWhy(o: PrepareOptions): string {
+  const endpoint = o.endpoint.trim();
+  return endpoint ? `nothing answers at ${endpoint} and ${CHROMIUM_PATH_SETTING} is empty` : `lifeThread.cdp.endpoint and ${CHROMIUM_PATH_SETTING} are empty`;
 }
 
 async function pickPage(pages: readonly DeskPage[], ready: PrepareResult): Promise<string | undefined> {
@@ -272,7 +277,7 @@ export function deskView(last: PrepareResult | undefined, pages: readonly DeskPa
   const frontName = front ? front.title || front.key : (last?.evidencePage?.url ?? null);
   let line: string;
   if (!last) line = configured ? `Not opened in this window · ${count}` : 'No desk browser: set lifeThread.cdp.chromiumPath or lifeThread.cdp.endpoint';
-  else if (last.status === 'none') line = 'No desk browser: set lifeThread.cdp.chromiumPath or lifeThread.cdp.endpoint';
+  else if (last.status === 'none') line = `No desk browser (${noBrowserWhy(o)}): set ${CHROMIUM_PATH_SETTING} to let Life Thread start one`;
   else if (last.status === 'needs_restore') line = `Needs a restore: ${last.reason ?? 'the browser or its pages are gone'}`;
   else line = `${last.status === 'ok' ? 'Ready' : 'Prepared'}${frontName ? ` · ${frontName} in front` : ''} · ${count}`;
   return { status: last?.status ?? null, line, pages: pages.length, front: frontName, thumbnail };

@@ -235,7 +235,7 @@ export class Lander {
       return { kind: 'cdp', opened: `evidence ${evidenceId} on the desk`, desk: prep.status };
     }
     // No browser (or one that is gone and may not be restarted): show the evidence inside VS Code.
-    const why = prep.status === 'none' ? 'no browser configured' : `desk needs a restore: ${prep.reason ?? ''}`;
+    const why = prep.status === 'none' ? 'no desk browser' : `desk needs a restore: ${prep.reason ?? ''}`;
     if (prep.status === 'needs_restore') void vscode.window.showWarningMessage(`Life Thread: the desk needs a restore — ${prep.reason ?? ''}`);
     if (url.startsWith('file://')) {
       const path = decodeURIComponent(new URL(url).pathname);

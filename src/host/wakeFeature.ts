@@ -4,7 +4,7 @@ import { InputError } from '../core/errors';
 import { fileLink, parseQuery, wakeQuerySchema, type LandingRef } from '../core/landing';
 import type { LandingInput, WakeWhen } from '../core/wake/contract';
 import { coalesce, type WakeTrigger } from '../core/wake/coalesce';
-import { jobStatus, pulseEventOfRow, pulseWakeIds, renderPulse, type PulseEvent } from '../core/wake/pulse';
+import { deskAtDelivery, jobStatus, pulseEventOfRow, pulseWakeIds, renderPulse, type PulseEvent } from '../core/wake/pulse';
 import { findCodeLocus } from '../core/codeLocus';
 import type { CodeAnchor } from '../core/codeAnchor';
 import { existsSync } from 'node:fs';
@@ -325,7 +325,10 @@ export class WakeFeature implements vscode.Disposable {
     const anchor$ = status === 'failed' ? this.codeLocus(output.text, job).catch(() => undefined).finally(() => mark(trace, 'code locus', Date.now())) : Promise.resolve(undefined);
     const [evidence, shown, anchor] = await Promise.all([evidence$, desk$, anchor$]);
     const desk: DeskState = shown ? shown.status : 'none';
-    const landing: LandingRef | undefined = anchor ? { kind: 'code_anchor', anchor } : (shown?.landing ?? evidence);
+    // The desk's landing only when the desk shows the page; without a desk browser (or one that
+    // failed) the landing is the evidence's summary line, where the report's path is named too.
+    const onDesk = shown && (shown.status === 'ok' || shown.status === 'prepared') ? shown.landing : undefined;
+    const landing: LandingRef | undefined = anchor ? { kind: 'code_anchor', anchor } : (onDesk ?? evidence);
     const outcome: WakeOutcome = { jobStatus: status, exitCode: job.exitCode ?? null, summary: output.summary, ...(landing ? { landing } : {}), desk };
     const claimed = await this.store.claimTriggered(match, outcome, this.claimer());
     mark(trace, 'claim', Date.now());
@@ -469,7 +472,9 @@ export class WakeFeature implements vscode.Disposable {
       }
       mark(d.trace, 'anchor', Date.now());
     }
-    // A desk page is brought to front first: the pulse says what the desk did (ok, prepared, needs_restore).
+    // A desk page is brought to front first. The pulse says what the job-finish pipeline did on the
+    // desk (prepared when it opened the page): this second prepare finds the page there (ok), so it
+    // only decides for wakes the pipeline did not prepare, or when the page cannot be shown now.
     let landed: LandResult | undefined;
     let timeToLocusMs: number | undefined;
     if (landing?.kind === 'deep_link' && landing.uri.startsWith('cdp://')) {
@@ -478,7 +483,7 @@ export class WakeFeature implements vscode.Disposable {
         return undefined;
       });
       if (d.endedAt !== undefined && landed) timeToLocusMs = Date.now() - d.endedAt;
-      if (landed?.desk) event = { ...event, desk: landed.desk };
+      if (landed?.desk) event = { ...event, desk: deskAtDelivery(event.desk, landed.desk) };
     }
     // Otherwise the landing opens while the pulse goes out: neither waits for the other. (Starting it
     // only once chat.open returned sped the pulse up but made time-to-report-locus wait for a cold

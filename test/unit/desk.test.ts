@@ -15,6 +15,7 @@ import { Desk } from '../../src/node/desk/desk';
 import { DESK_FILE, DeskFileStore } from '../../src/node/desk/deskFile';
 import { evidenceKey, parseEvidenceUri } from '../../src/node/desk/pageUrl';
 import type { PrepareOptions } from '../../src/node/desk/prepare';
+import { deskAtDelivery } from '../../src/core/wake/pulse';
 import { isLoopbackHost } from '../../src/core/loopback';
 import { tempDirs } from './helpers/tempDirs';
 
@@ -135,13 +136,37 @@ describe('Desk.prepare', () => {
     assert.ok(r.timings.totalMs >= 0);
   });
 
-  it('needs_restore: the browser is dead and chromiumPath is empty — the reason says so', async () => {
+  it('none: the default endpoint with no browser there and chromiumPath empty — no desk browser, not a restore', async () => {
     const { desk, browser, options } = setup();
+    browser.dead = true;
+    const r = await desk.prepare({ id: 'e1', url: 'file:///tmp/report.html' }, options());
+    assert.equal(r.status, 'none');
+    assert.match(r.reason ?? '', /^no browser answers at http:\/\/127\.0\.0\.1:9222 \(connect ECONNREFUSED 127\.0\.0\.1:9222\) and lifeThread\.cdp\.chromiumPath is empty: no desk browser/);
+    assert.deepEqual(browser.calls, ['version']);
+    // Pages remembered while there was no browser do not make it a restore either.
+    await desk.remember({ key: evidenceKey('e1'), url: 'file:///tmp/report.html', evidenceId: 'e1' });
+    assert.equal((await desk.prepare(undefined, options())).status, 'none');
+  });
+
+  it('needs_restore: the browser answered earlier in this process and is gone, chromiumPath empty — the reason says so', async () => {
+    const { desk, browser, options } = setup();
+    assert.equal((await desk.prepare(undefined, options())).status, 'ok');
     browser.dead = true;
     const r = await desk.prepare({ id: 'e1', url: 'file:///tmp/report.html' }, options());
     assert.equal(r.status, 'needs_restore');
     assert.match(r.reason ?? '', /^the browser at http:\/\/127\.0\.0\.1:9222 is not running \(connect ECONNREFUSED 127\.0\.0\.1:9222\) and lifeThread\.cdp\.chromiumPath is empty$/);
-    assert.deepEqual(browser.calls, ['version']);
+  });
+
+  it('needs_restore: the Chromium the desk started (desk.json) is gone and chromiumPath is empty now', async () => {
+    const { desk, browser, options, dir, transportFor } = setup();
+    browser.dead = true;
+    (transportFor('http://127.0.0.1:41234') as FakeTransport).dead = true;
+    fs.writeFileSync(path.join(dir, DESK_FILE), JSON.stringify({ schemaVersion: 1, pages: [], chromium: { pid: 4242, endpoint: 'http://127.0.0.1:41234' } }));
+    const r = await desk.prepare(undefined, options());
+    assert.equal(r.status, 'needs_restore');
+    assert.match(r.reason ?? '', /lifeThread\.cdp\.chromiumPath is empty$/);
+    const own = await desk.prepare(undefined, options({ endpoint: '', chromiumPath: '' }));
+    assert.equal(own.status, 'none', 'nothing configured at all is none, whatever desk.json says');
   });
 
   it('needs_restore: dead browser, chromiumPath set but starting is not allowed', async () => {
@@ -534,5 +559,63 @@ describe('Desk.showPage and the evidence cap', () => {
     assert.ok(keys.includes(evidenceKey('e1')), 'one shown again is kept');
     assert.equal(keys.at(-1), evidenceKey('new'));
     assert.ok((await desk.pages()).some((p) => p.key === 'docs'), 'a page that is not evidence is never dropped by the cap');
+  });
+});
+
+describe('one page per URL (each run of a job gives its report a new evidence id)', () => {
+  it('the same report shown under a new id is one page, the newest id; the older id\'s landing still opens it', async () => {
+    const { desk, browser, options } = setup();
+    const url = 'file:///tmp/work/report/index.html';
+    const first = await desk.prepare({ id: 'job-a-report', url, title: 'report/index.html' }, options());
+    assert.equal(first.status, 'prepared', first.reason);
+    const second = await desk.prepare({ id: 'job-b-report', url, title: 'report/index.html' }, options());
+    assert.equal(second.status, 'ok', 'the page was open: refreshed, not opened again');
+    assert.equal(browser.pages.filter((p) => p.url === url).length, 1);
+    let pages = await desk.pages();
+    assert.deepEqual(
+      pages.map((p) => [p.key, p.evidenceId, p.aliases]),
+      [['evidence:job-b-report', 'job-b-report', ['job-a-report']]],
+    );
+    await desk.prepare({ id: 'job-c-report', url, title: 'report/index.html' }, options());
+    pages = await desk.pages();
+    assert.deepEqual(pages.map((p) => [p.evidenceId, p.aliases]), [['job-c-report', ['job-b-report', 'job-a-report']]]);
+    // The oldest run's landing brings the same page to front and keeps it one page under the newest id.
+    const other = browser.add('http://localhost:8080/other');
+    browser.active = other.id;
+    const old = await desk.prepare({ id: 'job-a-report', url: 'cdp://evidence/job-a-report' }, options());
+    assert.equal(old.status, 'ok', old.reason);
+    assert.equal(browser.pages.find((p) => p.id === browser.active)?.url, url);
+    pages = await desk.pages();
+    assert.deepEqual(pages.map((p) => [p.evidenceId, p.aliases]), [['job-c-report', ['job-b-report', 'job-a-report']]]);
+    // remember() (no browser) merges the same way.
+    await desk.remember({ key: evidenceKey('job-d-report'), url, evidenceId: 'job-d-report' });
+    pages = await desk.pages();
+    assert.deepEqual(pages.map((p) => [p.evidenceId, p.aliases]), [['job-d-report', ['job-c-report', 'job-b-report', 'job-a-report']]]);
+  });
+
+  it('a desk.json written with the same URL several times reads as one page and restores one tab', async () => {
+    const { desk, dir, browser, options } = setup();
+    const url = 'file:///tmp/work/report/index.html';
+    const row = (id: string, at: string) => ({ key: evidenceKey(id), url, title: 'report', evidenceId: id, lastSeenAt: at });
+    fs.writeFileSync(
+      path.join(dir, DESK_FILE),
+      JSON.stringify({ schemaVersion: 1, pages: [row('r1', '2026-10-01T00:00:00.000Z'), { key: 'docs', url: 'http://localhost:8080/docs', title: '', lastSeenAt: '2026-10-01T00:00:00.000Z' }, row('r2', '2026-10-02T00:00:00.000Z'), row('r3', '2026-10-03T00:00:00.000Z')] }),
+    );
+    assert.deepEqual((await desk.pages()).map((p) => [p.key, p.aliases]), [['docs', undefined], ['evidence:r3', ['r2', 'r1']]]);
+    const r = await desk.prepare(undefined, options());
+    assert.equal(r.status, 'prepared');
+    assert.deepEqual(r.restored, ['docs', 'evidence:r3']);
+    assert.equal(browser.pages.filter((p) => p.url === url).length, 1);
+  });
+});
+
+describe('the pulse\'s desk at delivery (deskAtDelivery)', () => {
+  it('what the job-finish pipeline did counts; the landing\'s re-prepare adds a restore or a failure', () => {
+    assert.equal(deskAtDelivery('prepared', 'ok'), 'prepared', 'the pipeline opened the page; the landing found it there');
+    assert.equal(deskAtDelivery('ok', 'ok'), 'ok');
+    assert.equal(deskAtDelivery('ok', 'prepared'), 'prepared', 'the page was closed meanwhile and restored');
+    assert.equal(deskAtDelivery('prepared', 'needs_restore'), 'needs_restore');
+    assert.equal(deskAtDelivery('none', 'prepared'), 'prepared', 'the caller\'s own landing URL: only the landing prepared the desk');
+    assert.equal(deskAtDelivery(undefined, 'ok'), 'ok');
   });
 });

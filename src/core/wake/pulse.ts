@@ -10,6 +10,22 @@ import { LOG_TAIL_BYTES, PULSE_MAX_CHARS, PULSE_SUMMARY_MAX, type DeskState, typ
 import type { WakeRow } from './row';
 
 // ---------------------------------------------------------------------------------------------
+// The desk the pulse names
+
+/**
+ * The pulse's `desk` when a `cdp://evidence/…` landing prepares the desk again as the wake is
+ * delivered. The job-finish pipeline's own outcome counts: a page it opened or restored stays
+ * `prepared` even though the landing finds it there (`ok`); `ok` only when both found everything
+ * there. A landing that could not show the page (`needs_restore`, `none`) is what holds now. With no
+ * outcome from the pipeline (a timer wake, the caller's own landing) the landing's outcome is the desk.
+ */
+export function deskAtDelivery(pipeline: DeskState | undefined, landing: DeskState): DeskState {
+  if (pipeline === undefined || pipeline === 'none') return landing;
+  if (landing === 'needs_restore' || landing === 'none') return landing;
+  return pipeline === 'ok' && landing === 'ok' ? 'ok' : 'prepared';
+}
+
+// ---------------------------------------------------------------------------------------------
 // Job status and the log summary
 
 /** succeeded (exit 0) | failed (non-zero) | unknown (no exit code) | lost (its watcher went away). */

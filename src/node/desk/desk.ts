@@ -5,7 +5,7 @@
  */
 import { ChromeRemoteTransport, withTimeout, type CdpTransport } from '../cdpTransport';
 import { startChromium, type StartChromiumOptions, type StartedChromium } from './chromium';
-import { DeskFileStore, withinEvidenceCap, type DeskPage } from './deskFile';
+import { DeskFileStore, putPage, type DeskPage } from './deskFile';
 import { checkPageUrl } from './pageUrl';
 import { prepareDesk, type Evidence, type PrepareOptions, type PrepareResult, type PrepareSeams } from './prepare';
 
@@ -40,6 +40,7 @@ export class Desk {
       started: (browser) => {
         this.started = browser;
       },
+      reached: new Set(),
     };
   }
 
@@ -66,7 +67,7 @@ export class Desk {
         ...(page.evidenceId ? { evidenceId: page.evidenceId } : {}),
         lastSeenAt: this.seams.now().toISOString(),
       };
-      await this.store.update((d) => ({ ...d, pages: withinEvidenceCap([...d.pages.filter((p) => p.key !== row.key), row]) }));
+      await this.store.update((d) => ({ ...d, pages: putPage(d.pages, row) }));
       return row;
     });
   }

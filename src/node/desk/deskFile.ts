@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic } from '../atomicFile';
 import { errText } from '../cdpTransport';
+import { evidenceKey, normalizeUrl } from './pageUrl';
 
 export const DESK_FILE = 'desk.json';
 export const DESK_SCHEMA_VERSION = 1;
@@ -23,6 +24,8 @@ export const DeskPageSchema = z.object({
   url: z.string().min(1).max(8192),
   title: z.string().max(2000),
   evidenceId: z.string().min(1).max(300).optional(),
+  /** Older evidence ids of the same page (the same report, an earlier run): their cdp://evidence/<id> landings still open it. */
+  aliases: z.array(z.string().min(1).max(300)).max(100).optional(),
   lastSeenAt: isoDate,
 });
 export type DeskPage = z.infer<typeof DeskPageSchema>;
@@ -91,7 +94,8 @@ export class DeskFileStore {
       const where = issue ? `${issue.path.join('.') || '(top)'}: ${issue.message}` : 'invalid';
       return { desk: emptyDeskFile(), status: 'corrupt', problem: `${this.file} is not a desk file (${where}); the desk starts with no remembered pages and leaves the file as it is until it must write` };
     }
-    return { desk: parsed.data, status: 'ok' };
+    // A file written before pages were kept one per URL may hold the same report several times.
+    return { desk: { ...parsed.data, pages: withinEvidenceCap(parsed.data.pages) }, status: 'ok' };
   }
 
   /**
@@ -120,12 +124,55 @@ export class DeskFileStore {
 
 /** At most this many evidence pages are remembered: every prepare restores the missing ones. */
 export const MAX_EVIDENCE_PAGES = 20;
+/** At most this many older evidence ids are kept per page. */
+export const MAX_ALIASES = 20;
 
-/** Forgets the evidence pages shown longest ago (the first ones) beyond MAX_EVIDENCE_PAGES; pages that are not evidence stay. */
+/**
+ * One page per URL, then at most MAX_EVIDENCE_PAGES evidence pages: the evidence pages shown longest
+ * ago (the first ones) go first; pages that are not evidence stay.
+ */
 export function withinEvidenceCap(pages: DeskPage[]): DeskPage[] {
-  const evidence = pages.filter((p) => p.evidenceId !== undefined);
+  const one = onePerUrl(pages);
+  const evidence = one.filter((p) => p.evidenceId !== undefined);
   const drop = new Set(evidence.slice(0, Math.max(0, evidence.length - MAX_EVIDENCE_PAGES)).map((p) => p.key));
-  return drop.size === 0 ? pages : pages.filter((p) => !drop.has(p.key));
+  return drop.size === 0 ? one : one.filter((p) => !drop.has(p.key));
+}
+
+/**
+ * The same URL remembered twice (each run of a job gives its report a new evidence id) is one page:
+ * the one shown last, in its place; the others' evidence ids become its aliases.
+ */
+export function onePerUrl(pages: DeskPage[]): DeskPage[] {
+  const kept = new Map<string, DeskPage>();
+  for (let i = pages.length - 1; i >= 0; i--) {
+    const p = pages[i];
+    if (!p) continue;
+    const url = normalizeUrl(p.url);
+    const newer = kept.get(url);
+    if (!newer) {
+      kept.set(url, p);
+      continue;
+    }
+    const own = newer.evidenceId;
+    const older = [...(newer.aliases ?? []), ...(p.evidenceId ? [p.evidenceId] : []), ...(p.aliases ?? [])];
+    const aliases = [...new Set(older)].filter((id) => id !== own).slice(0, MAX_ALIASES);
+    kept.set(url, { ...newer, ...(aliases.length ? { aliases } : {}) });
+  }
+  if (kept.size === pages.length) return pages;
+  const keys = new Set([...kept.values()].map((p) => p.key));
+  return pages.filter((p) => keys.has(p.key)).map((p) => kept.get(normalizeUrl(p.url)) ?? p);
+}
+
+/** Remembers `row` as the newest page; it keeps the aliases of the page it replaces. */
+export function putPage(pages: DeskPage[], row: DeskPage): DeskPage[] {
+  const prior = pages.find((p) => p.key === row.key);
+  const merged = prior?.aliases && !row.aliases ? { ...row, aliases: prior.aliases } : row;
+  return withinEvidenceCap([...pages.filter((p) => p.key !== row.key), merged]);
+}
+
+/** The page a `cdp://evidence/<id>` landing names: by its evidence id, an older id of the same page, or its key. */
+export function pageOfEvidence(pages: readonly DeskPage[], id: string): DeskPage | undefined {
+  return pages.find((p) => p.evidenceId === id) ?? pages.find((p) => p.aliases?.includes(id)) ?? pages.find((p) => p.key === evidenceKey(id));
 }
 
 function isCode(e: unknown, code: string): boolean {

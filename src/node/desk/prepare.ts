@@ -4,12 +4,13 @@
  * open or refresh the page to show, bring it to front, take the thumbnail, and remember what was
  * seen. The outcome is the wake's `desk`: `ok` (everything was there), `prepared` (pages restored or
  * the page opened), `needs_restore` (a browser or page gone and not restored: the reason says why)
- * or `none` (no browser configured: the caller shows the page inside VS Code).
+ * or `none` (no browser reachable or configured, and none to start: the caller shows the evidence
+ * inside VS Code).
  */
 import type { DeskState } from '../../core/wake/contract';
 import { CdpPageGoneError, CdpTimeoutError, checkEndpoint, errText, parseEndpoint, type CdpTarget, type CdpTransport } from '../cdpTransport';
 import { CHROMIUM_PATH_SETTING, type StartChromiumOptions, type StartedChromium } from './chromium';
-import { withinEvidenceCap, type DeskFile, type DeskFileStore, type DeskPage } from './deskFile';
+import { pageOfEvidence, putPage, type DeskFile, type DeskFileStore, type DeskPage } from './deskFile';
 import { checkPageUrl, evidenceKey, parseEvidenceUri, sameUrl } from './pageUrl';
 import { keepThumbnail, THUMBNAIL_MAX_WIDTH } from './thumbnail';
 
@@ -70,6 +71,8 @@ export interface PrepareSeams {
   now(): Date;
   /** The Desk keeps a browser this prepare started, to stop it later. */
   started(browser: StartedChromium): void;
+  /** Endpoints that answered in this process: one that is silent now was there and is gone (needs_restore, not none). */
+  reached: Set<string>;
 }
 
 /** The page to bring to front, as it will be remembered. */
@@ -103,6 +106,7 @@ export async function prepareDesk(seams: PrepareSeams, target: DeskTarget | unde
   const tc = performance.now();
   const connected = await connect(seams, read.desk, opts, warnings);
   connectMs = performance.now() - tc;
+  if ('none' in connected) return finish({ status: 'none', reason: connected.none });
   if ('refused' in connected) return finish({ status: 'needs_restore', reason: connected.refused });
   const { transport: tr, desk } = connected;
   const endpoint = tr.endpoint;
@@ -153,18 +157,26 @@ export async function prepareDesk(seams: PrepareSeams, target: DeskTarget | unde
   }
 }
 
-type Connected = { transport: CdpTransport; desk: DeskFile; started?: StartedChromium } | { refused: string };
+type Connected = { transport: CdpTransport; desk: DeskFile; started?: StartedChromium } | { refused: string } | { none: string };
 
-/** The configured endpoint, then a Chromium the desk started earlier, then a new one when allowed. */
+/**
+ * The configured endpoint, then a Chromium the desk started earlier, then a new one when allowed.
+ * Nothing answering and nothing to start is `none` (no desk browser: the default endpoint with no
+ * browser there), unless a browser was there before — it answered in this process, or desk.json
+ * names a Chromium the desk started — or something at the endpoint hangs: that is `needs_restore`.
+ */
 async function connect(seams: PrepareSeams, desk: DeskFile, opts: PrepareOptions, warnings: string[]): Promise<Connected> {
   const configured = opts.endpoint.trim();
   const chromiumPath = opts.chromiumPath?.trim() ?? '';
   const answers = async (url: string): Promise<CdpTransport> => {
     const t = seams.transportFor(url);
     await seams.call(t, 'version', () => t.version());
+    seams.reached.add(url);
     return t;
   };
   let gone = 'no browser is running';
+  let silent = 'no browser answers';
+  let wasThere = false;
   if (configured) {
     const check = checkEndpoint(configured, opts.allowRemote);
     if (!check.ok) return { refused: check.reason };
@@ -172,6 +184,9 @@ async function connect(seams: PrepareSeams, desk: DeskFile, opts: PrepareOptions
       return { transport: await answers(check.endpoint.url), desk };
     } catch (e) {
       gone = `the browser at ${check.endpoint.url} is not running (${errText(e)})`;
+      silent = `no browser answers at ${check.endpoint.url} (${errText(e)})`;
+      // Something that accepts and does not answer is a browser in trouble, not a missing one.
+      wasThere = seams.reached.has(check.endpoint.url) || e instanceof CdpTimeoutError;
     }
   }
   const own = desk.chromium;
@@ -181,11 +196,16 @@ async function connect(seams: PrepareSeams, desk: DeskFile, opts: PrepareOptions
       try {
         return { transport: await answers(check.endpoint.url), desk };
       } catch {
-        // the desk's own Chromium is gone too; nothing to report beyond the configured endpoint
+        // the desk's own Chromium is gone too
+        wasThere = true;
+        if (!configured) gone = `the desk's Chromium (pid ${own.pid}, ${own.endpoint}) is not running`;
       }
     }
   }
-  if (!chromiumPath) return { refused: `${gone} and ${CHROMIUM_PATH_SETTING} is empty` };
+  if (!chromiumPath) {
+    if (wasThere) return { refused: `${gone} and ${CHROMIUM_PATH_SETTING} is empty` };
+    return { none: `${silent} and ${CHROMIUM_PATH_SETTING} is empty: no desk browser, the evidence opens inside VS Code` };
+  }
   if (!opts.startAllowed) return { refused: `${gone} and starting ${chromiumPath} is not allowed for this prepare` };
   let started: StartedChromium | undefined;
   try {
@@ -210,9 +230,11 @@ function pageToShow(target: DeskTarget, desk: DeskFile): { page: ShownPage } | {
   const { evidence } = target;
   const landingId = parseEvidenceUri(evidence.url);
   if (landingId !== undefined) {
-    const known = desk.pages.find((p) => p.evidenceId === landingId) ?? desk.pages.find((p) => p.key === evidenceKey(landingId));
+    const known = pageOfEvidence(desk.pages, landingId);
     if (!known) return { problem: `cdp://evidence/${landingId} is not a page the desk remembers (it was never opened here, or desk.json was lost)` };
-    return { page: { ...shownOf(known), evidenceId: known.evidenceId ?? landingId, ...(evidence.title ? { title: evidence.title } : {}) } };
+    // An older id of the page (an earlier run's report) shows it under its newest id.
+    const id = known.evidenceId ?? (known.key === evidenceKey(landingId) ? landingId : undefined);
+    return { page: { ...shownOf(known), ...(id ? { evidenceId: id } : {}), ...(evidence.title ? { title: evidence.title } : {}) } };
   }
   const problem = checkPageUrl(evidence.url);
   if (problem) return { problem };
@@ -295,8 +317,8 @@ async function rememberSeen(seams: PrepareSeams, seen: Set<string>, shown: Shown
       const pages = d.pages.map((p) => (seen.has(p.key) ? { ...p, lastSeenAt: at } : p));
       if (!shown) return { ...d, pages };
       const row: DeskPage = { key: shown.key, url: shown.url, title: shown.title ?? '', ...(shown.evidenceId ? { evidenceId: shown.evidenceId } : {}), lastSeenAt: at };
-      // The page shown last goes last: the cap forgets from the front.
-      return { ...d, pages: withinEvidenceCap([...pages.filter((p) => p.key !== row.key), row]) };
+      // The page shown last goes last: the cap forgets from the front; the same URL under an older id becomes an alias.
+      return { ...d, pages: putPage(pages, row) };
     },
     warnings,
   );
