@@ -66,10 +66,10 @@ describe('the desk in the real extension host', function () {
     // The default endpoint with nothing listening (the discard port here) and no Chromium to start: the same advice, with the reason.
     await setCdp({ endpoint: 'http://127.0.0.1:9', chromiumPath: '' });
     const dead = await vscode.commands.executeCommand<OpenDeskResult>(COMMANDS.openDesk);
-    assert.equal(dead.status, 'needs_restore');
-    assert.match(dead.message ?? '', /the desk has no browser \(the browser at http:\/\/127\.0\.0\.1:9 is not running .*\)\. Set lifeThread\.cdp\.chromiumPath/);
+    assert.equal(dead.status, 'none', 'no browser reachable and none to start: no desk browser, not a restore');
+    assert.match(dead.message ?? '', /the desk has no browser \(nothing answers at http:\/\/127\.0\.0\.1:9 and lifeThread\.cdp\.chromiumPath is empty\)\. Set lifeThread\.cdp\.chromiumPath/);
     const api = await lifeThread();
-    assert.match(api.model.snapshot('panel').desk.line, /^No desk browser|^Needs a restore/);
+    assert.match(api.model.snapshot('panel').desk.line, /^No desk browser \(nothing answers at http:\/\/127\.0\.0\.1:9 and lifeThread\.cdp\.chromiumPath is empty\)/);
   });
 
   it('refuses a page that is not a file or on this machine, an id a cdp:// link cannot carry, and a bad Open Desk argument', async () => {
