@@ -121,6 +121,46 @@ describe('the first five minutes without any language model (Chromium driving co
     await noErrors('after the wake');
   });
 
+  it("the wake's buttons: Open Landing brings the failing code to the front, selected; Connect a Model opens the model settings", async () => {
+    const woken = page.locator('.interactive-item-container.interactive-response', { hasText: /Woken \(w-/ }).last();
+    const lines = /lines: "L(\d+)-L(\d+)"/.exec((await woken.textContent()) ?? '');
+    assert.ok(lines, 'the pulse names the landing\u2019s lines');
+    // The landing is not in front any more: the user closed the file it opened.
+    const calcTab = page.locator('.tabs-container .tab', { hasText: 'calc.js' });
+    while ((await calcTab.count()) > 0) {
+      await calcTab.first().hover();
+      await calcTab.first().locator('.codicon-close').click();
+      await page.waitForTimeout(300);
+    }
+    const open = woken.locator('.monaco-button', { hasText: 'Open Landing' });
+    await revealInChat(page, open);
+    await open.click();
+    await page.locator('.tabs-container .tab.active', { hasText: 'calc.js' }).waitFor({ state: 'visible', timeout: 20_000 });
+    // In front and selected on the failing lines: the status bar reads the active editor's cursor and selection.
+    const selection = page.locator('.statusbar-item[id="status.editor.selection"]');
+    await selection.filter({ hasText: 'selected' }).waitFor({ state: 'visible', timeout: 10_000 });
+    const at = /Ln (\d+), Col \d+ \((\d+) selected\)/.exec((await selection.textContent()) ?? '');
+    assert.ok(at, `the status bar shows a selection: ${(await selection.textContent()) ?? ''}`);
+    assert.ok(Number(at[1]) >= Number(lines[1]) && Number(at[1]) <= Number(lines[2]), `the cursor is on line ${at[1]}, in L${lines[1]}-L${lines[2]}`);
+    assert.ok(Number(at[2]) > 0);
+    await page.locator('.monaco-editor .view-overlays .selected-text').first().waitFor({ state: 'visible', timeout: 10_000 });
+    await shot('2b-open-landing');
+    await noErrors('after Open Landing');
+
+    // Connect a Model: the settings, filtered to the model endpoint's (where a model is connected).
+    const connect = woken.locator('.monaco-button', { hasText: 'Connect a Model' });
+    await revealInChat(page, connect);
+    await connect.click();
+    await page.locator('.settings-editor').waitFor({ state: 'visible', timeout: 30_000 });
+    await page.locator('.settings-editor .setting-item-contents', { hasText: 'Base URL' }).first().waitFor({ state: 'visible', timeout: 30_000 });
+    // Filtered: Life Thread's other settings (its time zone) are not listed.
+    assert.equal(await page.locator('.settings-editor .setting-item-contents', { hasText: 'Time Zone' }).count(), 0, 'the settings are filtered to the model endpoint');
+    assert.ok((await page.locator('.settings-editor .setting-item-contents', { hasText: /API key|Set API Key/i }).count()) > 0, 'the settings say how to set the key');
+    await shot('2c-connect-model');
+    await page.keyboard.press('Control+W');
+    await backToWalkthrough(page);
+  });
+
   it('Partition without a model: @life says a model is needed, with buttons; the step does not tick and nothing errs', async () => {
     // Still on the walkthrough from the step before: the user goes on from there.
     assert.equal(await showsSteps(page), true);
