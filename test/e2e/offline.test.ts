@@ -242,7 +242,7 @@ describe('@life without a language model (Chromium driving code-server)', () => 
       (JSON.parse(readFileSync(join(store, file), 'utf8')) as { rows: { id: string; text?: string; command?: string; schedule: { kind: string; at?: string } }[] }).rows.find((r) => (r.text ?? r.command) === text);
     const input = page.locator('.quick-input-widget input');
     const widget = page.locator('.quick-input-widget');
-    const LEFT_OPEN_MS = 8000;
+    const LEFT_OPEN_MS = 13_000;
 
     // Add Reminder: "in 30 seconds", left open 8 s. Enter shows the instant the words mean now; the next Enter stores it.
     await runFromPalette('Life Thread: Add Reminder…');
@@ -258,7 +258,7 @@ describe('@life without a language model (Chromium driving code-server)', () => 
     const again = widget.filter({ hasText: 'press Enter again' });
     await again.waitFor({ state: 'visible', timeout: 10_000 });
     const refreshedAt = Date.now();
-    assert.match((await again.textContent()) ?? '', /Now Once, .* \d\d:\d\d:\d\d UTC, in under a minute \(it showed \d\d:\d\d:\d\d UTC\) \u2014 press Enter again to accept\./);
+    assert.match((await again.textContent()) ?? '', /Now Once, .* \d\d:\d\d:\d\d UTC, in [^(]+ \(it showed \d\d:\d\d:\d\d UTC\) \u2014 press Enter again to accept\./);
     assert.equal(rowOf('reminders.json', 'water the plants'), undefined, 'nothing stored on the first Enter');
     await shot('10-when-refreshed');
     await page.keyboard.press('Enter');

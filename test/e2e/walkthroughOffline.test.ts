@@ -8,7 +8,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { ROOT, startCodeServer, type RunningServer } from '../runner/codeServer';
@@ -123,21 +123,29 @@ describe('the first five minutes without any language model (Chromium driving co
 
   it("the wake's buttons: Open Landing brings the failing code to the front, selected; Connect a Model opens the model settings", async () => {
     const woken = page.locator('.interactive-item-container.interactive-response', { hasText: /Woken \(w-/ }).last();
-    const lines = /lines: "L(\d+)-L(\d+)"/.exec((await woken.textContent()) ?? '');
-    assert.ok(lines, 'the pulse names the landing\u2019s lines');
-    // The landing is not in front any more: the user closed the file it opened.
-    const calcTab = page.locator('.tabs-container .tab', { hasText: 'calc.js' });
-    while ((await calcTab.count()) > 0) {
-      await calcTab.first().hover();
-      await calcTab.first().locator('.codicon-close').click();
-      await page.waitForTimeout(300);
-    }
+    // The landing the wake carries (its row in the store): the failing code's lines.
+    const wakes = JSON.parse(readFileSync(join(server.userDataDir, 'User', 'globalStorage', 'lifethread.life-thread', 'wakes.json'), 'utf8')) as {
+      rows: { landing?: { kind: string; anchor?: { path: string; range: { start: { line: number }; end: { line: number } } } } }[];
+    };
+    const anchor = wakes.rows.map((r) => r.landing).find((l) => l?.kind === 'code_anchor')?.anchor;
+    assert.ok(anchor && anchor.path.endsWith('calc.js'), 'the wake lands on calc.js');
+    const lines = [0, anchor.range.start.line + 1, anchor.range.end.line + 1];
+    // The pack the wake brought gives its times as the sidebar does, not ISO.
+    assert.doesNotMatch((await woken.textContent()) ?? '', /written \d{4}-\d\d-\d\dT/);
+    // The user moved on: the cursor to the top of calc.js (no selection), then the README in front.
+    const selection = page.locator('.statusbar-item[id="status.editor.selection"]');
+    await page.locator('.tabs-container .tab', { hasText: 'calc.js' }).first().click();
+    await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().click();
+    await page.keyboard.press('Control+Home');
+    await selection.filter({ hasText: /^Ln 1, Col 1$/ }).waitFor({ state: 'visible', timeout: 10_000 });
+    await page.locator('.tabs-container .tab', { hasText: 'README.md' }).first().click();
+    await page.locator('.tabs-container .tab.active', { hasText: 'README.md' }).waitFor({ state: 'visible', timeout: 10_000 });
+    await shot('2a-moved-on');
     const open = woken.locator('.monaco-button', { hasText: 'Open Landing' });
     await revealInChat(page, open);
     await open.click();
     await page.locator('.tabs-container .tab.active', { hasText: 'calc.js' }).waitFor({ state: 'visible', timeout: 20_000 });
     // In front and selected on the failing lines: the status bar reads the active editor's cursor and selection.
-    const selection = page.locator('.statusbar-item[id="status.editor.selection"]');
     await selection.filter({ hasText: 'selected' }).waitFor({ state: 'visible', timeout: 10_000 });
     const at = /Ln (\d+), Col \d+ \((\d+) selected\)/.exec((await selection.textContent()) ?? '');
     assert.ok(at, `the status bar shows a selection: ${(await selection.textContent()) ?? ''}`);

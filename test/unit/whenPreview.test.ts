@@ -44,17 +44,24 @@ describe('when box: Enter after the preview', () => {
     });
   }
 
-  it('refreshes when the instant shown has passed, even if the words still mean it', () => {
-    const shown = readPreview('in 30 seconds', 'UTC', 'reminder', T0);
-    const out = onEnter(shown, 'in 30 seconds', 'UTC', 'reminder', later(40_000));
+  it('refreshes when the instant shown has passed, even within the tolerance', () => {
+    const shown = readPreview('in 5 seconds', 'UTC', 'reminder', T0);
+    const out = onEnter(shown, 'in 5 seconds', 'UTC', 'reminder', later(7000));
+    assert.ok(7000 < PREVIEW_TOLERANCE_MS);
     assert.equal(out.kind, 'refresh');
-    assert.match(out.kind === 'refresh' ? out.prompt : '', /it showed 10:04:42(\.\d+)? UTC/);
+    assert.match(out.kind === 'refresh' ? out.prompt : '', /it showed 10:04:17 UTC/);
+  });
+
+  it('refreshes a relative phrase as soon as it drifts past the tolerance', () => {
+    const shown = readPreview('in 30 seconds', 'UTC', 'reminder', T0);
+    assert.equal(onEnter(shown, 'in 30 seconds', 'UTC', 'reminder', later(PREVIEW_TOLERANCE_MS - 500)).kind, 'accept');
+    assert.equal(onEnter(shown, 'in 30 seconds', 'UTC', 'reminder', later(PREVIEW_TOLERANCE_MS + 500)).kind, 'refresh');
   });
 
   it('a recurring interval is re-read too: its first run moves with now', () => {
     const shown = readPreview('every 30m', 'UTC', 'command', T0);
     assert.equal(onEnter(shown, 'every 30m', 'UTC', 'command', later(2000)).kind, 'accept');
-    assert.equal(onEnter(shown, 'every 30m', 'UTC', 'command', later(60_000)).kind, 'refresh');
+    assert.equal(onEnter(shown, 'every 30m', 'UTC', 'command', later(PREVIEW_TOLERANCE_MS + 1000)).kind, 'refresh');
   });
 
   it('says why when the words cannot be read any more (a time of day that passed while the box was open)', () => {

@@ -11,10 +11,11 @@ import { parseWhen, type ParsedWhen } from './when';
 
 /**
  * How far the words, read again at Enter, may drift from the instant shown and still count as it: the
- * seconds a person takes between reading the preview and pressing Enter. Beyond it the words mean
- * another instant than the one on screen.
+ * seconds a person takes between reading the preview and pressing Enter (and an extension host that is
+ * busy for a few seconds before it sees the Enter). Beyond it the words mean another instant than the
+ * one on screen.
  */
-export const PREVIEW_TOLERANCE_MS = 5000;
+export const PREVIEW_TOLERANCE_MS = 10_000;
 
 /** What the box shows and would store: the words, the instant they were read at, and what they meant then. */
 export interface Preview {
