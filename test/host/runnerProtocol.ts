@@ -15,6 +15,8 @@ export const runnerRequestSchema = z.discriminatedUnion('action', [
   /** Waits until the workbench itself (not a webview; e.g. the chat view) shows `text`; answers `{ ok, found }`. */
   z.object({ seq: z.string(), action: z.literal('pageText'), text: z.string().min(1).max(200), timeoutMs: z.number().int().min(100).max(60_000).default(15_000) }),
   z.object({ seq: z.string(), action: z.literal('noop') }),
+  /** Starts, or stops and saves as test-results/<name>.cpuprofile, a CPU profile of the workbench page (the renderer). */
+  z.object({ seq: z.string(), action: z.literal('profile'), op: z.enum(['start', 'stop']), name: z.string().min(1).max(80).default('workbench') }),
   /**
    * Opens a second workbench page of the same code-server (same user data, so the same store) on
    * `folder`, with our extension in development mode and no test module: another window (design §9

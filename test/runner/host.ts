@@ -9,7 +9,7 @@
  */
 import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, CDPSession, Page } from 'playwright-core';
 import { ROOT, startCodeServer, testUrl, type RunningServer } from './codeServer';
 import { fixtureExtensions } from './install';
 import { launchBrowser } from './browser';
@@ -49,6 +49,9 @@ function phasesOf(suite: string): { phase: string; files: string[] }[] {
     }));
 }
 
+/** The CDP sessions of the CPU profiles being taken, per page. */
+const profilers = new WeakMap<Page, CDPSession>();
+
 /** The windows `openWindow` opened beside each test page, in order. */
 const otherWindows = new WeakMap<Page, Page[]>();
 
@@ -85,6 +88,24 @@ async function act(page: Page, req: RunnerRequest, stateDir: string, server: Run
       return { ok: true };
     case 'noop':
       return { ok: true, stateDir };
+    case 'profile': {
+      if (req.op === 'start') {
+        const cdp = await page.context().newCDPSession(page);
+        profilers.set(page, cdp);
+        await cdp.send('Profiler.enable');
+        await cdp.send('Profiler.setSamplingInterval', { interval: 500 });
+        await cdp.send('Profiler.start');
+        return { ok: true, startedAt: Date.now() };
+      }
+      const cdp = profilers.get(page);
+      if (!cdp) return { ok: false, error: 'no profile was started' };
+      profilers.delete(page);
+      const { profile } = await cdp.send('Profiler.stop');
+      await cdp.detach();
+      const file = join(RESULTS, `${req.name.replace(/[^\w.-]/g, '_')}.cpuprofile`);
+      writeFileSync(file, JSON.stringify(profile));
+      return { ok: true, file };
+    }
     case 'webviewText':
       return { ok: true, found: await webviewShows(page, req.text, req.timeoutMs) };
     case 'pageText':

@@ -3,16 +3,23 @@
  * - summary_recall: the share of outputs whose tool printed counts and whose pulse states them
  *   right (each count the tool printed, with its number, in the pulse's `summary:` line as sent).
  *   Target 0.95, higher is better.
- * - wake_chars_p95: the p95 length of the pulse for these outputs, rendered as the job-finish
- *   pipeline renders it: a realistic wake text, the job (a task name, status, exit code), the
- *   summary from the log's tail, and a file deep link to the failure's line (the code locus) or to
- *   the evidence log in the store. Target 400.
+ * - wake_chars_p95: the p95 length of the pulse for these outputs, rendered by the code the host
+ *   runs when a task a wake waits on ends: the output read with readOutput, the evidence written
+ *   with writeEvidence (its summary line is the landing's line), the pulse rendered with its
+ *   `wake:` line and the window's cap. A realistic wake text. The evidence lands in a store at the
+ *   path the store has on Linux desktop (the extension's global storage). Target 400.
+ *   Failed outputs that name a file of the workspace would land on a CodeAnchor instead (shorter
+ *   than the evidence link); the corpus's workspaces are not on this machine, so every pulse here
+ *   carries the evidence link, the longer of the two.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findCodeLocus } from '../../../src/core/codeLocus';
 import { fileLink } from '../../../src/core/landing';
 import { PULSE_MAX_CHARS } from '../../../src/core/wake/contract';
-import { jobStatus, renderPulse, summaryFromLogTail } from '../../../src/core/wake/pulse';
+import { jobStatus, readOutput, renderPulse } from '../../../src/core/wake/pulse';
+import { writeEvidence } from '../../../src/node/evidence';
+import { newId, randomBase36 } from '../../../src/node/ids';
 import { hasRightCounts, loadCorpus, type CorpusOutput } from '../../unit/helpers/summaryCorpus';
 import { percentile, round, writeFigures, type Figure } from '../figures';
 
@@ -38,17 +45,19 @@ const JOB_ID: Record<string, string> = {
   plain: 'tests',
 };
 
-/** The evidence log the pipeline writes into the store (global storage on Linux desktop), named `job-` + 8 base-36 characters. */
-const EVIDENCE_DIR = '/home/dev/.config/Code/User/globalStorage/lifethread.life-thread/evidence';
+/** The store on Linux desktop: the extension's global storage (design §8). */
+const STORE_DIR = '/home/dev/.config/Code/User/globalStorage/lifethread.life-thread';
 
-function pulseOf(o: CorpusOutput, i: number): string {
-  const summary = summaryFromLogTail(o.text);
-  const locus = findCodeLocus(o.text, [o.workspace]);
-  const lines = o.text.split('\n').length;
-  const uri = locus ? fileLink(locus.path, locus.line) : fileLink(`${EVIDENCE_DIR}/job-${(36 ** 7 + i * 7919).toString(36)}.log`, Math.max(1, lines - 5), lines);
+/** The pulse the host sends when the task of `o` ends and a wake waits on it (see WakeFeature.jobEnded). */
+async function pulseOf(o: CorpusOutput, scratch: string): Promise<string> {
+  const jobId = JOB_ID[o.tool] ?? o.tool;
+  const output = readOutput(o.text, { truncated: false });
+  const ev = await writeEvidence(scratch, `job-${randomBase36(8)}`, { source: 'task', jobId, exitCode: o.exitCode, endedAt: Date.now() }, output.text, output.summaryLine);
+  const path = STORE_DIR + ev.path.slice(scratch.length);
+  const uri = ev.focusLine !== undefined ? fileLink(path, ev.focusLine, ev.focusLine) : fileLink(path);
   return renderPulse(
-    { text: WAKE_TEXT, when: 'job.done', jobId: JOB_ID[o.tool] ?? o.tool },
-    { job: { status: jobStatus(o.exitCode), exitCode: o.exitCode }, summary, landing: { kind: 'deep_link', uri }, desk: 'none' },
+    { text: WAKE_TEXT, when: 'job.done', jobId },
+    { wakeIds: [newId('w')], job: { status: jobStatus(o.exitCode), exitCode: o.exitCode }, summary: output.summary, landing: { kind: 'deep_link', uri }, desk: 'none' },
     { maxChars: PULSE_MAX_CHARS },
   );
 }
@@ -59,17 +68,20 @@ function pulseSummary(pulse: string): string {
   return m?.[1] ? (JSON.parse(m[1]) as string) : '';
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const corpus = loadCorpus();
   const withCounts = corpus.filter((o) => Object.keys(o.counts).length > 0);
   const misses: string[] = [];
-  const chars: number[] = [];
-  corpus.forEach((o, i) => {
-    const pulse = pulseOf(o, i);
-    chars.push(pulse.length);
-    if (Object.keys(o.counts).length > 0 && !hasRightCounts(pulseSummary(pulse), o.counts)) misses.push(`${o.file}: ${pulseSummary(pulse)}`);
-  });
-  const byLength = corpus.map((o, i) => ({ o, p: pulseOf(o, i) })).sort((a, b) => b.p.length - a.p.length);
+  const scratch = mkdtempSync(join(tmpdir(), 'lt-bench-summary-'));
+  const pulses: { o: CorpusOutput; p: string }[] = [];
+  try {
+    for (const o of corpus) pulses.push({ o, p: await pulseOf(o, scratch) });
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  const chars = pulses.map((x) => x.p.length);
+  for (const { o, p } of pulses) if (Object.keys(o.counts).length > 0 && !hasRightCounts(pulseSummary(p), o.counts)) misses.push(`${o.file}: ${pulseSummary(p)}`);
+  const byLength = [...pulses].sort((a, b) => b.p.length - a.p.length);
   const longest = byLength[0];
   if (longest) console.log(`longest pulse (${longest.p.length} characters, ${longest.o.file}):\n${longest.p}\n`);
   console.log(`longest five: ${byLength.slice(0, 5).map((x) => `${x.o.file} ${x.p.length}`).join(', ')}`);
@@ -83,4 +95,4 @@ function main(): void {
   writeFigures(RESULTS, 'summary', figures);
 }
 
-main();
+void main();
