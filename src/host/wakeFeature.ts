@@ -666,7 +666,8 @@ export class WakeFeature implements vscode.Disposable {
     try {
       const all = await readAllDecisions(this.continuity.dir(topic));
       const filled = all.find((d) => d.kind !== 'draft' && !d.decisions.frame.trimStart().startsWith(PLACEHOLDER));
-      return filled ? resumePack(filled.decisions) : undefined;
+      // The pack is shown in the chat as the wake came: its times in the owner's zone (UTC beside), as /resume gives them.
+      return filled ? resumePack(filled.decisions, undefined, undefined, { tz: ownerZone(), now: new Date() }) : undefined;
     } catch {
       return undefined;
     }
