@@ -140,7 +140,7 @@ function list(items: readonly string[], none: string, ordered = false, code = fa
 
 function renderDecisions(d: DecisionsView, heading: string): HTMLElement {
   const box = el('div', 'pair-half decisions');
-  box.append(el('h3', 'pair-title', heading), el('div', 'row-when', `written ${d.createdAt}`));
+  box.append(el('h3', 'pair-title', heading), el('div', 'row-when', `written ${d.written}`));
   box.append(el('h4', 'slot', 'Frame'), el('p', 'slot-text', d.frame));
   const items = (title: string, entries: DecisionsView['accepted']) => {
     box.append(el('h4', 'slot', title));
@@ -174,13 +174,13 @@ function renderOps(o: OpsView, topic: string): HTMLElement {
   state.setAttribute('role', 'status');
   if (o.stale === null) state.append(icon('circle-outline'), el('span', undefined, 'not re-checked yet'));
   else if (o.stale) state.append(icon('warning'), el('span', undefined, `stale: ${o.changes.join('; ')}`));
-  else state.append(icon('pass'), el('span', undefined, `fresh (re-checked ${o.checkedAt ?? ''})`));
+  else state.append(icon('pass'), el('span', undefined, `fresh (re-checked ${o.checked ?? ''})`));
   box.append(state);
   const facts = el('dl', 'facts');
   const fact = (k: string, v: string) => facts.append(el('dt', undefined, k), el('dd', 'mono', v));
   fact('Branch', o.root ? o.branch || '(detached HEAD)' : 'not in a git repository');
   if (o.root) fact('HEAD', o.head ? o.head.slice(0, 12) : '(no commits)');
-  fact('Expires', o.expiresAt);
+  fact('Expires', o.expires);
   box.append(facts);
   box.append(el('h4', 'slot', `Dirty files (${o.dirty.length})`), list(o.dirty, 'none', false, true));
   box.append(el('h4', 'slot', 'Running tasks'), list(o.runningTasks, 'none'));
@@ -247,7 +247,7 @@ function renderTopic(t: TopicView, focus: ViewState['focus']): HTMLElement {
   if (t.history.length) {
     section.append(el('h3', 'pair-title', 'Earlier partitions'));
     const ul = el('ul', 'items history');
-    for (const h of t.history) ul.append(el('li', 'item', `Partition ${h.partition} · ${h.createdAt} · ${h.messages} message${h.messages === 1 ? '' : 's'} exported — ${h.frame}`));
+    for (const h of t.history) ul.append(el('li', 'item', `Partition ${h.partition} · ${h.written} · ${h.messages} message${h.messages === 1 ? '' : 's'} exported — ${h.frame}`));
     section.append(ul);
   }
   return section;

@@ -21,6 +21,7 @@ import { z } from 'zod';
 import { validateAnchors, showText, type AnchorToCheck } from './export';
 import { messageLink } from './landing';
 import { redact } from './redact';
+import { describeInstant } from './time/describe';
 import { messageAnchorSchema, type ExportRecord, type MessageAnchor } from './transcript';
 
 export const DECISIONS_FILE = 'TopicDecisions.md';
@@ -542,9 +543,14 @@ function resumeItems(topic: string, items: readonly DecisionItem[]): string {
  * The text a resumed chat starts with, "A then B": TopicDecisions first (frame, rejected with
  * reasons, accepted with reasons, new, next), then the ops only as a link and one line of state.
  */
-export function resumePack(d: TopicDecisions, ops?: HandoverOps, staleness?: OpsStaleness): string {
+export function resumePack(d: TopicDecisions, ops?: HandoverOps, staleness?: OpsStaleness, time?: { tz: string; now: Date }): string {
+  // For a person (`time` given: `@life /resume`) instants in the owner's zone; ISO as in the files otherwise.
+  const when = (iso: string) => {
+    const ms = Date.parse(iso);
+    return time && Number.isFinite(ms) ? describeInstant(new Date(ms), time.tz, time.now) : iso;
+  };
   const out: string[] = [];
-  out.push(`Resuming topic ${d.topic}, partition ${d.partition}${d.previous !== undefined ? ` (after partition ${d.previous})` : ''}. Decisions first (${DECISIONS_FILE}, written ${d.createdAt}):\n`);
+  out.push(`Resuming topic ${d.topic}, partition ${d.partition}${d.previous !== undefined ? ` (after partition ${d.previous})` : ''}. Decisions first (${DECISIONS_FILE}, written ${when(d.createdAt)}):\n`);
   out.push(`\nFrame: ${d.frame.trim()}\n`);
   out.push(`\nRejected — do not propose these again unless something new supersedes them:\n${resumeItems(d.topic, d.rejected)}`);
   out.push(`\nAccepted — decisions and invariants to keep:\n${resumeItems(d.topic, d.accepted)}`);
@@ -556,8 +562,8 @@ export function resumePack(d: TopicDecisions, ops?: HandoverOps, staleness?: Ops
   let state: string;
   if (!ops) state = 'no ops were written';
   else if (staleness?.stale) state = `stale — ${staleness.changes.join('; ')}`;
-  else if (staleness) state = `fresh (checked; expires ${ops.expiresAt})`;
-  else state = `not re-checked yet (expires ${ops.expiresAt})`;
+  else if (staleness) state = `fresh (checked; expires ${when(ops.expiresAt)})`;
+  else state = `not re-checked yet (expires ${when(ops.expiresAt)})`;
   out.push(`\nHandover ops (read only when this turn executes): ${d.opsLink} — ${state}.\n`);
   return out.join('');
 }

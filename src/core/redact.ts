@@ -42,6 +42,12 @@ const RULES: Rule[] = [
     to: (_m, q, key, sep, value) => `${q}${key}${q}${sep}${quoteLike(value, REDACTED)}`,
     need: SECRET_WORD,
   },
+  // curl/wget credentials: -u user:password, --user=user:password, --proxy-user user:password (the user is kept; a uid:gid such as docker's `-u 1000:1000` is not a password).
+  {
+    re: /((?:^|\s)(?:-u|--user|--proxy-user|-U)(?:[ \t]+|=))(?:(['"])([^\s:'"]+):[^'"\n]*\2|(?!\d+:\d+(?:\s|$))([^\s:'"]+):\S+)/g,
+    to: (_m, flag, q, quotedUser, user) => (q ? `${flag}${q}${quotedUser}:${REDACTED}${q}` : `${flag}${user}:${REDACTED}`),
+    need: /(?:-u|--user|--proxy-user|-U)[ \t=]/,
+  },
   // --password xyz, --api-key=xyz, --token xyz
   { re: /(--(?:[a-z0-9]+-)*(?:password|passwd|passphrase|token|secret|api-?key|access-key))([ \t]+|=)(?!-)(\S+)/gi, to: `$1$2${REDACTED}`, need: /--/ },
   // Token shapes recognised anywhere.

@@ -9,13 +9,27 @@ import { diffDecisions, normalizeText, type DecisionItem, type HandoverOps, type
 import type { TopicVerification } from './topicVerify';
 import { isFilled } from './topicVerify';
 import type { MessageAnchor } from './transcript';
+import { describeInstant } from './time/describe';
 
-export function decisionsView(topic: string, d: TopicDecisions): DecisionsView {
+/** The owner's zone and now: instants are shown in words ("Thu 3 Dec 14:43:26 UTC, 2 min ago"), as the sidebar and feed show them. */
+export interface ShowTime {
+  tz: string;
+  now: Date;
+}
+
+/** An ISO instant in the owner's words; text that is not an instant is shown as it is. */
+export function instantWords(iso: string, time: ShowTime): string {
+  const ms = Date.parse(iso);
+  return Number.isFinite(ms) ? describeInstant(new Date(ms), time.tz, time.now) : iso;
+}
+
+export function decisionsView(topic: string, d: TopicDecisions, time: ShowTime): DecisionsView {
   const anchor = (a: MessageAnchor) => ({ topic, msgId: a.msgId, start: a.start, end: a.end, quote: a.quote });
   const item = (i: DecisionItem) => ({ text: i.text, reason: i.reason, carried: i.carriedFrom !== undefined, anchors: i.anchors.map(anchor) });
   return {
     partition: d.partition,
     createdAt: d.createdAt,
+    written: instantWords(d.createdAt, time),
     frame: d.frame,
     rejected: d.rejected.map(item),
     accepted: d.accepted.map(item),
@@ -25,11 +39,12 @@ export function decisionsView(topic: string, d: TopicDecisions): DecisionsView {
   };
 }
 
-export function opsView(ops: HandoverOps, check: { staleness: OpsStaleness; at: Date } | undefined): OpsView {
+export function opsView(ops: HandoverOps, check: { staleness: OpsStaleness; at: Date } | undefined, time: ShowTime): OpsView {
   return {
     partition: ops.partition,
     createdAt: ops.createdAt,
     expiresAt: ops.expiresAt,
+    expires: instantWords(ops.expiresAt, time),
     root: ops.repo?.root ?? '',
     branch: ops.repo?.branch ?? '',
     head: ops.repo?.head ?? '',
@@ -40,6 +55,7 @@ export function opsView(ops: HandoverOps, check: { staleness: OpsStaleness; at: 
     stale: check ? check.staleness.stale : null,
     changes: check ? check.staleness.changes : [],
     checkedAt: check ? check.at.toISOString() : null,
+    checked: check ? describeInstant(check.at, time.tz, time.now) : null,
   };
 }
 
@@ -78,6 +94,7 @@ export interface TopicViewInput {
   previous: TopicDecisions | null;
   ops: HandoverOps | null;
   check?: { staleness: OpsStaleness; at: Date };
+  time: ShowTime;
   verification: TopicVerification;
   history: readonly { partition: number; createdAt: string; frame: string; messages: number }[];
   newMessages: number;
@@ -101,13 +118,13 @@ export function topicView(input: TopicViewInput): TopicView {
     topics: [...input.topics],
     partition: current?.partition ?? null,
     state,
-    decisions: inForce ? decisionsView(topic, inForce) : null,
+    decisions: inForce ? decisionsView(topic, inForce, input.time) : null,
     review: draft
-      ? { partition: draft.decisions.partition, decisions: decisionsView(topic, draft.decisions), diff: diffLines(previous ?? undefined, draft.decisions), problems: lintLines(draft.lint) }
+      ? { partition: draft.decisions.partition, decisions: decisionsView(topic, draft.decisions, input.time), diff: diffLines(previous ?? undefined, draft.decisions), problems: lintLines(draft.lint) }
       : null,
-    ops: input.ops ? opsView(input.ops, input.check) : null,
+    ops: input.ops ? opsView(input.ops, input.check, input.time) : null,
     verify: { ok: input.verification.ok, line: input.verification.line, problems: input.verification.firstProblem ? [input.verification.firstProblem] : [], notFilled: input.verification.notFilled },
-    history: [...input.history],
+    history: input.history.map((h) => ({ ...h, written: h.createdAt ? instantWords(h.createdAt, input.time) : '' })),
     newMessages: input.newMessages,
     ...(note ? { note } : {}),
   };

@@ -43,6 +43,7 @@ import { CHAT_PARTICIPANT_ID, COMMANDS } from '../shared/commands';
 import type { TopicView } from '../shared/protocol';
 import type { LifeThreadPanel } from './panel';
 import { configuredZone, setting } from './settings';
+import { ownerZone } from './scheduleFeature';
 import type { ViewModel } from './viewModel';
 
 const TOPIC_KEY = 'lifeThread.currentTopic';
@@ -388,15 +389,16 @@ export class Continuity implements vscode.Disposable {
     if (!d || !isFilled(d)) {
       const previous = d?.previous !== undefined ? await readHistoryDecisions(dir, d.previous) : null;
       if (!previous) throw new InputError('topic', `topic ${topic} has no approved TopicDecisions yet (run /partition, then approve)`);
-      return `${resumePack(previous)}\n\n(Partition ${d?.partition ?? ''} is started but not approved yet.)`;
+      return `${resumePack(previous, undefined, undefined, { tz: ownerZone(), now: new Date() })}\n\n(Partition ${d?.partition ?? ''} is started but not approved yet.)`;
     }
     const ops = await readOps(dir);
-    const staleness = ops ? await checkOps(ops, this.gitOptions()).catch(() => undefined) : undefined;
+    const tz = ownerZone();
+    const staleness = ops ? await checkOps(ops, { ...this.gitOptions(), tz }).catch(() => undefined) : undefined;
     // Reading a topic verifies it: a resumed chat is told when its decisions' evidence does not hold.
     const check = verifyTopic({ exports: await readExports(dir), decisions: await readAllDecisions(dir) });
     await this.setTopic(topic);
     const warning = check.ok ? '' : `\n\n**Warning: ${check.line}.** Do not rely on the anchors until the export is restored or re-partitioned.`;
-    return `${resumePack(d, ops ?? undefined, staleness)}${warning}\n\n[TopicDecisions](${vscode.Uri.file(join(dir, DECISIONS_FILE)).toString()})`;
+    return `${resumePack(d, ops ?? undefined, staleness, { tz, now: new Date() })}${warning}\n\n[TopicDecisions](${vscode.Uri.file(join(dir, DECISIONS_FILE)).toString()})`;
   }
 
   async topics(): Promise<string[]> {
@@ -432,7 +434,8 @@ export class Continuity implements vscode.Disposable {
       const since = conversation(newSpan(transcript.messages, new Set((exported?.records ?? []).map((r) => r.id))));
       const records = exports.flatMap((e) => e.records);
       const previous = current?.previous !== undefined ? await readHistoryDecisions(dir, current.previous) : null;
-      const check = ops ? { staleness: await checkOps(ops, this.gitOptions()), at: new Date() } : undefined;
+      const tz = ownerZone();
+      const check = ops ? { staleness: await checkOps(ops, { ...this.gitOptions(), tz }), at: new Date() } : undefined;
       const historyRows = [];
       for (const n of history.sort((a, b) => b - a)) {
         const h = decisions.find((d) => d.kind === 'history' && d.decisions.partition === n);
@@ -450,6 +453,7 @@ export class Continuity implements vscode.Disposable {
         verification: verifyTopic({ exports, decisions }),
         history: historyRows,
         newMessages: since.length,
+        time: { tz, now: new Date() },
       });
       this.model.update({ topic: view });
     } catch (err) {

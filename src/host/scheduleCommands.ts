@@ -3,7 +3,7 @@ import { contrib } from './contrib';
 import { InputError } from '../core/errors';
 import { rowSentence } from '../core/rowView';
 import type { RowKind } from '../core/time/limits';
-import { parseWhen } from '../core/time/when';
+import { onEnter, readPreview, whenInput, type Preview } from '../core/time/preview';
 import { scheduleAsWhen } from '../core/time/describe';
 import type { ScheduleRow } from '../core/schema';
 import { COMMANDS } from '../shared/commands';
@@ -13,7 +13,9 @@ import { ownerZone, windowOwner } from './scheduleFeature';
 /**
  * Asks for a time with a live preview of the resolved instant (owner's zone and UTC) under the box.
  * `now` is the instant the accepted preview was computed at: resolving with it stores the instant the
- * user saw ("in 2 minutes" does not drift by the seconds spent before Enter).
+ * user saw ("in 2 minutes" does not drift by the seconds spent before Enter). When the words, read
+ * again at Enter, mean another instant than the one shown (the box stayed open; or the instant shown
+ * has passed), Enter refreshes the preview and says so, and the next Enter accepts (core/time/preview).
  */
 export async function askWhen(kind: RowKind, title: string, initial = ''): Promise<{ when?: string; cron?: string; now: Date } | undefined> {
   const tz = ownerZone();
@@ -22,28 +24,22 @@ export async function askWhen(kind: RowKind, title: string, initial = ''): Promi
   box.placeholder = kind === 'reminder' ? 'in 20 minutes · tomorrow at 9 · every weekday at 09:00 · cron 0 9 * * 1-5' : 'in 10 minutes · every 30m · every day at 02:00 · cron */5 * * * *';
   box.value = initial;
   box.ignoreFocusOut = true;
-  let previewedAt = new Date();
-  let previewedValue: string | undefined;
-  const preview = (value: string): boolean => {
-    const v = value.trim();
-    if (!v) {
+  /** The preview on screen; undefined while the box shows none (empty or unreadable words). */
+  let shown: Preview | undefined;
+  const preview = (value: string): void => {
+    shown = undefined;
+    if (!value.trim()) {
       box.validationMessage = undefined;
       box.prompt = `Times are read in ${tz}.`;
-      return false;
+      return;
     }
     try {
-      const input = v.toLowerCase().startsWith('cron ') ? { cron: v.slice(5).trim() } : { when: v };
-      const now = new Date();
-      const parsed = parseWhen({ ...input, tz, kind, now });
-      previewedAt = now;
-      previewedValue = value;
+      shown = readPreview(value, tz, kind, new Date());
       box.validationMessage = undefined;
-      box.prompt = parsed.description;
-      return true;
+      box.prompt = shown.parsed.description;
     } catch (err) {
       box.prompt = undefined;
       box.validationMessage = err instanceof InputError ? err.reason : String(err);
-      return false;
     }
   };
   preview(box.value);
@@ -51,14 +47,23 @@ export async function askWhen(kind: RowKind, title: string, initial = ''): Promi
     let done = false;
     box.onDidChangeValue(preview);
     box.onDidAccept(() => {
-      // The instant shown is the one stored: re-preview only when the text changed since it was shown.
-      if (previewedValue !== box.value && !preview(box.value)) return;
-      if (box.validationMessage) return;
-      const v = box.value.trim();
-      if (!v) return;
+      const value = box.value;
+      if (!value.trim()) return;
+      const outcome = onEnter(shown, value, tz, kind, new Date());
+      if (outcome.kind === 'invalid') {
+        shown = undefined;
+        box.prompt = undefined;
+        box.validationMessage = outcome.reason;
+        return;
+      }
+      if (outcome.kind === 'refresh') {
+        shown = outcome.preview;
+        box.validationMessage = undefined;
+        box.prompt = outcome.prompt;
+        return;
+      }
       done = true;
-      const now = previewedAt;
-      resolve(v.toLowerCase().startsWith('cron ') ? { cron: v.slice(5).trim(), now } : { when: v, now });
+      resolve({ ...whenInput(value), now: outcome.preview.readAt });
       box.hide();
     });
     box.onDidHide(() => {

@@ -8,9 +8,10 @@ import { deskAtDelivery, jobStatus, pulseEventOfRow, pulseWakeIds, renderPulse, 
 import { findCodeLocus } from '../core/codeLocus';
 import type { CodeAnchor } from '../core/codeAnchor';
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { capRoom, describeWake, HELD_WORDS, mayDeliver, nextDueAt, unreachableTooLong, type ClaimedWake, type HeldReason, type WakeOutcome, type WakeRow } from '../core/wake/row';
 import { PLACEHOLDER, resumePack } from '../core/continuity';
-import { writeEvidence } from '../node/evidence';
+import { EVIDENCE_DIR, pruneEvidence, writeEvidence } from '../node/evidence';
 import { randomBase36 } from '../node/ids';
 import { holderFor, processLiveness } from '../node/liveness';
 import { readAllDecisions } from '../node/topicFiles';
@@ -38,6 +39,7 @@ const RECEIPT_TIMEOUT_MS = 20_000;
 /** A wake held because the chat could not be reached is tried again after this long. */
 const RETRY_UNREACHABLE_MS = 20_000;
 const HEARTBEAT_MS = 30_000;
+const EVIDENCE_PRUNE_EVERY_MS = 6 * 3_600_000;
 /** How soon a window looks again at a due wake that its MCP session still keeps. */
 const KEPT_RECHECK_MS = 2_000;
 
@@ -84,6 +86,8 @@ export class WakeFeature implements vscode.Disposable {
   private readonly subs: vscode.Disposable[] = [];
   private timer: NodeJS.Timeout | undefined;
   private heartbeatTimer: NodeJS.Timeout | undefined;
+  /** Prunes evidence past 7 days even when no new evidence is written: a minute after start, then every 6 hours. */
+  private pruneTimer: NodeJS.Timeout | undefined;
   private buffer: Buffered[] = [];
   private bufferTimer: NodeJS.Timeout | undefined;
   /** Claims this window holds now (buffered or being delivered): kept alive by its heartbeat. */
@@ -142,6 +146,11 @@ export class WakeFeature implements vscode.Disposable {
     );
     this.lander.wakeHandler = (query) => this.openWakeLink(query);
     this.heartbeatTimer = setInterval(() => void this.beat(), HEARTBEAT_MS);
+    const prune = (): void => {
+      void pruneEvidence(join(this.storeDir, EVIDENCE_DIR)).catch((err: unknown) => this.log.warn(`evidence pruning: ${String(err)}`));
+      this.pruneTimer = setTimeout(prune, EVIDENCE_PRUNE_EVERY_MS);
+    };
+    this.pruneTimer = setTimeout(prune, 60_000);
     // A reload or crash left wakes: take them over now (design §9: within 10 s of activation).
     await this.tick();
   }
@@ -196,7 +205,9 @@ export class WakeFeature implements vscode.Disposable {
         const jobId = parsed.jobId ?? '';
         if (jobId.startsWith('terminal:')) {
           boundName = jobId.slice('terminal:'.length);
-          bind = vscode.window.terminals.find((t) => t.name === boundName);
+          // Two terminals with one name: the one in front is the one meant.
+          const active = vscode.window.activeTerminal;
+          bind = active?.name === boundName ? active : vscode.window.terminals.find((t) => t.name === boundName);
           return bind ? {} : { note: ` No terminal is named "${boundName}" now: the wake binds to the next one opened with that name.` };
         }
         if (vscode.tasks.taskExecutions.some((e) => e.task.name === jobId)) return { jobStartedAt: new Date() };
@@ -660,7 +671,8 @@ export class WakeFeature implements vscode.Disposable {
     try {
       const all = await readAllDecisions(this.continuity.dir(topic));
       const filled = all.find((d) => d.kind !== 'draft' && !d.decisions.frame.trimStart().startsWith(PLACEHOLDER));
-      return filled ? resumePack(filled.decisions) : undefined;
+      // The pack is shown in the chat as the wake came: its times in the owner's zone (UTC beside), as /resume gives them.
+      return filled ? resumePack(filled.decisions, undefined, undefined, { tz: ownerZone(), now: new Date() }) : undefined;
     } catch {
       return undefined;
     }
@@ -801,6 +813,7 @@ export class WakeFeature implements vscode.Disposable {
   dispose(): void {
     if (this.timer) clearTimeout(this.timer);
     if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
+    if (this.pruneTimer) clearTimeout(this.pruneTimer);
     if (this.bufferTimer) clearTimeout(this.bufferTimer);
     for (const s of this.subs) s.dispose();
     this._onDidDeliver.dispose();

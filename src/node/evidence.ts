@@ -37,13 +37,14 @@ const FOCUS_MARK = '\uE000';
  */
 export async function writeEvidence(storeDir: string, id: string, job: EvidenceJob, output: string, focusLine?: number): Promise<WrittenEvidence> {
   const dir = join(storeDir, EVIDENCE_DIR);
+  // The header is redacted too: a command line is where people type tokens and passwords.
   const header = [
     `# ${job.source} ${job.jobId}`,
-    ...(job.commandLine ? [`# command: ${job.commandLine}`] : []),
+    ...(job.commandLine ? [`# command: ${job.commandLine.replace(/\s*\n\s*/g, ' ')}`] : []),
     `# exit code: ${job.exitCode ?? 'unknown'}`,
     `# ended: ${new Date(job.endedAt).toISOString()}`,
     '',
-  ];
+  ].map(redact);
   const clean = output.replaceAll(FOCUS_MARK, '').replace(/\s+$/, '');
   let marked = clean;
   if (focusLine !== undefined && clean !== '') {

@@ -7,6 +7,7 @@
  */
 import { execFile } from 'node:child_process';
 import type { HandoverOps, OpsStaleness, RepoState } from '../core/continuity';
+import { describeInstant } from '../core/time/describe';
 
 export const GIT_TIMEOUT_MS = 10_000;
 const MAX_BUFFER = 64 * 1024 * 1024;
@@ -154,11 +155,13 @@ function listPaths(paths: string[]): string {
  * each in a sentence. A git call that fails or times out is itself a change (the state cannot be
  * vouched for).
  */
-export async function checkOps(ops: HandoverOps, opts: StateOptions & { now?: Date } = {}): Promise<OpsStaleness> {
+export async function checkOps(ops: HandoverOps, opts: StateOptions & { now?: Date; tz?: string } = {}): Promise<OpsStaleness> {
   const changes: string[] = [];
   const now = opts.now ?? new Date();
   const expires = Date.parse(ops.expiresAt);
   if (Number.isNaN(expires)) changes.push(`expiresAt ${ops.expiresAt} is not a date`);
+  // For a person (`tz` given: the panel, /resume) the instant in their zone; the ISO form for files.
+  else if (expires < now.getTime() && opts.tz !== undefined) changes.push(`expired ${describeInstant(new Date(expires), opts.tz, now)}`);
   else if (expires < now.getTime()) changes.push(`expired at ${ops.expiresAt} (${Math.max(1, Math.round((now.getTime() - expires) / 60_000))} min ago)`);
 
   const repo = ops.repo;

@@ -55,6 +55,8 @@ export type AnchorView = z.infer<typeof anchorViewSchema>;
 export const decisionsViewSchema = z.object({
   partition: z.number(),
   createdAt: z.string(),
+  /** createdAt in the owner's zone, in words ("Thu 3 Dec 14:43:26 UTC, 2 min ago"). */
+  written: z.string(),
   frame: z.string(),
   rejected: z.array(itemViewSchema),
   accepted: z.array(itemViewSchema),
@@ -69,6 +71,8 @@ export const opsViewSchema = z.object({
   partition: z.number(),
   createdAt: z.string(),
   expiresAt: z.string(),
+  /** expiresAt in the owner's zone, in words. */
+  expires: z.string(),
   root: z.string(),
   branch: z.string(),
   head: z.string(),
@@ -81,6 +85,8 @@ export const opsViewSchema = z.object({
   /** What changed since the ops were written ("HEAD moved from … to …"). */
   changes: z.array(z.string()),
   checkedAt: z.string().nullable(),
+  /** checkedAt in the owner's zone, in words. */
+  checked: z.string().nullable(),
 });
 export type OpsView = z.infer<typeof opsViewSchema>;
 
@@ -105,7 +111,7 @@ export const topicViewSchema = z.object({
   review: reviewViewSchema.nullable(),
   ops: opsViewSchema.nullable(),
   verify: z.object({ ok: z.boolean(), line: z.string(), problems: z.array(z.string()), notFilled: z.array(z.string()) }),
-  history: z.array(z.object({ partition: z.number(), createdAt: z.string(), frame: z.string(), messages: z.number() })),
+  history: z.array(z.object({ partition: z.number(), createdAt: z.string(), written: z.string(), frame: z.string(), messages: z.number() })),
   /** Messages recorded since the current export (conversation, not /partition or /resume turns). */
   newMessages: z.number(),
   /** A line about what is going on, e.g. "partition 2 started; waiting for the agent to fill TopicDecisions". */

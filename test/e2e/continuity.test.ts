@@ -109,6 +109,11 @@ function decisionsFrom(body: ChatBody): object {
   };
 }
 
+/** An ISO-8601 instant, which the panel and /resume no longer show. */
+const ISO_INSTANT = /\d{4}-\d\d-\d\dT\d\d:\d\d/;
+/** An instant as the sidebar shows it in Berlin, either season: "Thu 3 Dec 10:24:30 CET (09:24:30Z)". */
+const WORDS_INSTANT = String.raw`\w{3} \d{1,2} \w{3}( \d{4})? \d\d:\d\d(:\d\d)? CES?T \((\w{3} \d{1,2} \w{3}( \d{4})? )?\d\d:\d\d(:\d\d)?Z\)`;
+
 function decisionsOnDisk(): { partition: number; frame: string } {
   return JSON.parse(readFileSync(join(topicDir, 'topic-decisions.json'), 'utf8')) as { partition: number; frame: string };
 }
@@ -173,6 +178,12 @@ describe('continuity in the workbench (Chromium driving code-server)', () => {
     assert.match((await frame.locator('.ops-state').textContent()) ?? '', /fresh/);
     assert.match((await frame.locator('.verify').textContent()) ?? '', /^export verified/);
     assert.equal(await frame.locator('.pair .ops dd', { hasText: /^main$/ }).count(), 1, 'the branch of the workspace repository');
+    // Times as the sidebar shows them, in the owner's zone (Berlin, either season), never ISO.
+    const pairText = (await frame.locator('.pair').first().textContent()) ?? '';
+    assert.doesNotMatch(pairText, ISO_INSTANT, 'an ISO instant in the panel\u2019s pair');
+    assert.match((await frame.locator('.pair .ops dd').filter({ hasText: /CES?T/ }).first().textContent()) ?? '', new RegExp(`^${WORDS_INSTANT}, in 1[12] h`));
+    assert.match((await frame.locator('.ops-state').textContent()) ?? '', new RegExp(`fresh \\(re-checked ${WORDS_INSTANT}, (now|under a minute ago|\\d+ min ago)\\)`));
+    assert.match(pairText, new RegExp(`written ${WORDS_INSTANT}`));
     await shot('2-panel-pair');
   });
 
@@ -194,7 +205,12 @@ describe('continuity in the workbench (Chromium driving code-server)', () => {
     await page.locator('.interactive-item-container', { hasText: 'Resuming topic demo, partition 1' }).first().waitFor({ state: 'visible', timeout: 60_000 });
     assert.equal(await page.locator('.interactive-item-container', { hasText: 'we should use croner with an explicit zone, not a minute poll' }).count(), 0, 'the new chat does not show the old conversation');
     const resume = page.locator('.interactive-item-container', { hasText: 'Resuming topic demo' }).first();
-    assert.match((await resume.textContent()) ?? '', /Frame: Durable reminders for the agent[\s\S]*Rejected[\s\S]*A minute poll[\s\S]*Handover ops/);
+    const resumeText = (await resume.textContent()) ?? '';
+    assert.match(resumeText, /Frame: Durable reminders for the agent[\s\S]*Rejected[\s\S]*A minute poll[\s\S]*Handover ops/);
+    // /resume's text gives its times in the owner's zone, like the sidebar; ISO stays in the files.
+    assert.doesNotMatch(resumeText, ISO_INSTANT, 'an ISO instant in /resume\u2019s text');
+    assert.match(resumeText, new RegExp(`written ${WORDS_INSTANT}`));
+    assert.match(resumeText, new RegExp(`expires ${WORDS_INSTANT}, in 1[12] h`));
     assert.equal(decisionsOnDisk().frame, 'Durable reminders for the agent, fired on time by one dispatcher.');
     await frame.getByText('TopicDecisions · partition 1', { exact: true }).waitFor({ state: 'visible', timeout: 20_000 });
     await frame.locator('.pair .ops li', { hasText: 'Wire the dispatcher to the store' }).waitFor({ state: 'visible' });

@@ -235,4 +235,72 @@ describe('@life without a language model (Chromium driving code-server)', () => 
     assert.equal(rows('feed.json').length, 0, 'feed.json is empty');
     await shot('9-cleared', page.locator('.part.sidebar'));
   });
+
+  it('the when box: words left open until they mean another instant are shown again before they are stored; a fixed time is taken at once', async () => {
+    const store = join(server.userDataDir, 'User', 'globalStorage', 'lifethread.life-thread');
+    const rowOf = (file: string, text: string) =>
+      (JSON.parse(readFileSync(join(store, file), 'utf8')) as { rows: { id: string; text?: string; command?: string; schedule: { kind: string; at?: string } }[] }).rows.find((r) => (r.text ?? r.command) === text);
+    const input = page.locator('.quick-input-widget input');
+    const widget = page.locator('.quick-input-widget');
+    const LEFT_OPEN_MS = 13_000;
+
+    // Add Reminder: "in 30 seconds", left open 8 s. Enter shows the instant the words mean now; the next Enter stores it.
+    await runFromPalette('Life Thread: Add Reminder…');
+    await input.waitFor({ state: 'visible', timeout: 15_000 });
+    await input.fill('water the plants');
+    await page.keyboard.press('Enter');
+    await widget.filter({ hasText: 'when?' }).waitFor({ state: 'visible', timeout: 15_000 });
+    await input.fill('in 30 seconds');
+    await widget.filter({ hasText: /Once, .* UTC, in / }).waitFor({ state: 'visible', timeout: 10_000 });
+    const shownAt = Date.now();
+    await page.waitForTimeout(LEFT_OPEN_MS);
+    await page.keyboard.press('Enter');
+    const again = widget.filter({ hasText: 'press Enter again' });
+    await again.waitFor({ state: 'visible', timeout: 10_000 });
+    const refreshedAt = Date.now();
+    assert.match((await again.textContent()) ?? '', /Now Once, .* \d\d:\d\d:\d\d UTC, in [^(]+ \(it showed \d\d:\d\d:\d\d UTC\) \u2014 press Enter again to accept\./);
+    assert.equal(rowOf('reminders.json', 'water the plants'), undefined, 'nothing stored on the first Enter');
+    await shot('10-when-refreshed');
+    await page.keyboard.press('Enter');
+    await widget.waitFor({ state: 'hidden', timeout: 10_000 });
+    const reminder = rowOf('reminders.json', 'water the plants');
+    assert.ok(reminder?.schedule.at, 'the reminder is stored after the second Enter');
+    const at = Date.parse(reminder.schedule.at);
+    assert.ok(at - shownAt >= 30_000 + LEFT_OPEN_MS - 2000, `stored ${at - shownAt} ms after the first preview: the instant shown first, not the one the words meant at Enter`);
+    assert.ok(at - refreshedAt <= 30_500, `stored ${at - refreshedAt} ms after the refreshed preview`);
+
+    // Schedule Command: "tomorrow at 9" means the same instant however long the box stays open: one Enter.
+    await runFromPalette('Life Thread: Schedule Command…');
+    await input.waitFor({ state: 'visible', timeout: 15_000 });
+    await input.fill('echo nightly');
+    await page.keyboard.press('Enter');
+    await widget.filter({ hasText: 'when?' }).waitFor({ state: 'visible', timeout: 15_000 });
+    await input.fill('tomorrow at 9');
+    await widget.filter({ hasText: /Once, .* 09:00 UTC, in / }).waitFor({ state: 'visible', timeout: 10_000 });
+    await page.waitForTimeout(LEFT_OPEN_MS);
+    await page.keyboard.press('Enter');
+    await widget.waitFor({ state: 'hidden', timeout: 10_000 });
+    const command = rowOf('schedule-commands.json', 'echo nightly');
+    assert.match(command?.schedule.at ?? '', /T09:00:00\.000Z$/, 'tomorrow at 9 stored at once');
+
+    // Move (from the sidebar): the same refresh for words that drift.
+    const frame = sidebarFrame(page);
+    const pending = frame.locator('.row', { hasText: 'read the release notes' });
+    await pending.hover();
+    await pending.getByRole('button', { name: /^Move “read the release notes” \(r-/ }).click();
+    await widget.filter({ hasText: /new time/ }).waitFor({ state: 'visible', timeout: 15_000 });
+    await input.fill('in 2 minutes');
+    await widget.filter({ hasText: /Once, .* UTC, in 2 min/ }).waitFor({ state: 'visible', timeout: 10_000 });
+    const moveShownAt = Date.now();
+    await page.waitForTimeout(LEFT_OPEN_MS);
+    await page.keyboard.press('Enter');
+    await again.waitFor({ state: 'visible', timeout: 10_000 });
+    const moveRefreshedAt = Date.now();
+    await page.keyboard.press('Enter');
+    await widget.waitFor({ state: 'hidden', timeout: 10_000 });
+    await page.waitForTimeout(1000);
+    const moved = Date.parse(rowOf('reminders.json', 'read the release notes')?.schedule.at ?? '');
+    assert.ok(moved - moveShownAt >= 120_000 + LEFT_OPEN_MS - 2000 && moved - moveRefreshedAt <= 120_500, `moved to ${moved - moveShownAt} ms after the first preview`);
+    await shot('11-after-when-refresh');
+  });
 });

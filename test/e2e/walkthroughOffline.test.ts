@@ -8,7 +8,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { ROOT, startCodeServer, type RunningServer } from '../runner/codeServer';
@@ -119,6 +119,54 @@ describe('the first five minutes without any language model (Chromium driving co
     await stepDone(page, 'Open the landing and the desk');
     await shot('3-four-ticks');
     await noErrors('after the wake');
+  });
+
+  it("the wake's buttons: Open Landing brings the failing code to the front, selected; Connect a Model opens the model settings", async () => {
+    const woken = page.locator('.interactive-item-container.interactive-response', { hasText: /Woken \(w-/ }).last();
+    // The landing the wake carries (its row in the store): the failing code's lines.
+    const wakes = JSON.parse(readFileSync(join(server.userDataDir, 'User', 'globalStorage', 'lifethread.life-thread', 'wakes.json'), 'utf8')) as {
+      rows: { landing?: { kind: string; anchor?: { path: string; range: { start: { line: number }; end: { line: number } } } } }[];
+    };
+    const anchor = wakes.rows.map((r) => r.landing).find((l) => l?.kind === 'code_anchor')?.anchor;
+    assert.ok(anchor && anchor.path.endsWith('calc.js'), 'the wake lands on calc.js');
+    const lines = [0, anchor.range.start.line + 1, anchor.range.end.line + 1];
+    // The pack the wake brought gives its times as the sidebar does, not ISO.
+    assert.doesNotMatch((await woken.textContent()) ?? '', /written \d{4}-\d\d-\d\dT/);
+    // The user moved on: the cursor to the top of calc.js (no selection), then the README in front.
+    const selection = page.locator('.statusbar-item[id="status.editor.selection"]');
+    await page.locator('.tabs-container .tab', { hasText: 'calc.js' }).first().click();
+    await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().click();
+    await page.keyboard.press('Control+Home');
+    await selection.filter({ hasText: /^Ln 1, Col 1$/ }).waitFor({ state: 'visible', timeout: 10_000 });
+    await page.locator('.tabs-container .tab', { hasText: 'README.md' }).first().click();
+    await page.locator('.tabs-container .tab.active', { hasText: 'README.md' }).waitFor({ state: 'visible', timeout: 10_000 });
+    await shot('2a-moved-on');
+    const open = woken.locator('.monaco-button', { hasText: 'Open Landing' });
+    await revealInChat(page, open);
+    await open.click();
+    await page.locator('.tabs-container .tab.active', { hasText: 'calc.js' }).waitFor({ state: 'visible', timeout: 20_000 });
+    // In front and selected on the failing lines: the status bar reads the active editor's cursor and selection.
+    await selection.filter({ hasText: 'selected' }).waitFor({ state: 'visible', timeout: 10_000 });
+    const at = /Ln (\d+), Col \d+ \((\d+) selected\)/.exec((await selection.textContent()) ?? '');
+    assert.ok(at, `the status bar shows a selection: ${(await selection.textContent()) ?? ''}`);
+    assert.ok(Number(at[1]) >= Number(lines[1]) && Number(at[1]) <= Number(lines[2]), `the cursor is on line ${at[1]}, in L${lines[1]}-L${lines[2]}`);
+    assert.ok(Number(at[2]) > 0);
+    await page.locator('.monaco-editor .view-overlays .selected-text').first().waitFor({ state: 'visible', timeout: 10_000 });
+    await shot('2b-open-landing');
+    await noErrors('after Open Landing');
+
+    // Connect a Model: the settings, filtered to the model endpoint's (where a model is connected).
+    const connect = woken.locator('.monaco-button', { hasText: 'Connect a Model' });
+    await revealInChat(page, connect);
+    await connect.click();
+    await page.locator('.settings-editor').waitFor({ state: 'visible', timeout: 30_000 });
+    await page.locator('.settings-editor .setting-item-contents', { hasText: 'Base URL' }).first().waitFor({ state: 'visible', timeout: 30_000 });
+    // Filtered: Life Thread's other settings (its time zone) are not listed.
+    assert.equal(await page.locator('.settings-editor .setting-item-contents', { hasText: 'Time Zone' }).count(), 0, 'the settings are filtered to the model endpoint');
+    assert.ok((await page.locator('.settings-editor .setting-item-contents', { hasText: /API key|Set API Key/i }).count()) > 0, 'the settings say how to set the key');
+    await shot('2c-connect-model');
+    await page.keyboard.press('Control+W');
+    await backToWalkthrough(page);
   });
 
   it('Partition without a model: @life says a model is needed, with buttons; the step does not tick and nothing errs', async () => {

@@ -44,6 +44,22 @@ describe('evidence files', () => {
     assert.ok(!text.includes('\uE000'), 'the focus mark never reaches the file');
   });
 
+  it('a secret on the command line or in the summary line is redacted in the header and in the pulse summary', async () => {
+    const raw = ['building', 'login failed: token=ghp_abcdefghijklmnopqrstuvwxyz0123456789'].join('\n');
+    const out = readOutput(raw, { truncated: false });
+    assert.equal(out.summary, 'login failed: token=[REDACTED]', 'the summary goes to the model and into wakes.json');
+    assert.doesNotMatch(out.text, /ghp_abcdefghijklmnopqrstuvwxyz/);
+    const commandLine = "curl -s -u bob:hunter2secret https://api.example.com --token=ghp_abcdefghijklmnopqrstuvwxyz0123456789 \\\n  -H 'Authorization: Bearer sk-proj-abcdefghijklmnopqrstuvwxyz0123'";
+    const ev = await writeEvidence(dirs.freshDir(), 'job-s', { ...job, source: 'terminal', jobId: 'terminal:bash', commandLine }, out.text, out.summaryLine);
+    const text = fs.readFileSync(ev.path, 'utf8');
+    assert.doesNotMatch(text, /ghp_abcdefghijklmnopqrstuvwxyz|sk-proj-abcdefghij|hunter2secret/);
+    assert.match(text, /^# terminal terminal:bash\n# command: curl -s -u bob:\[REDACTED\]@?|^# terminal terminal:bash\n# command: curl /);
+    assert.match(text, /--token=\[REDACTED\]/);
+    const lines = text.split('\n');
+    assert.equal(lines[4], '', 'the command line stays one header line');
+    assert.equal(lines[(ev.focusLine ?? 0) - 1], 'login failed: token=[REDACTED]');
+  });
+
   it('empty output says so; no summary line means no focus', async () => {
     const ev = await writeEvidence(dirs.freshDir(), 'job-b', { ...job, exitCode: undefined }, '', undefined);
     assert.match(fs.readFileSync(ev.path, 'utf8'), /exit code: unknown\n# ended: 2026-10-03T07:00:00\.000Z\n\n\(the job printed nothing that could be read\)\n$/);

@@ -182,6 +182,10 @@ describe('checkOps', () => {
   it('is stale when expired, with or without a repository', async () => {
     const ops = await opsNow(new Date(NOW.getTime() - 13 * 3_600_000));
     assert.deepEqual((await checkOps(ops, { now: NOW })).changes, [`expired at ${ops.expiresAt} (60 min ago)`]);
+    // For a person (the panel, /resume): the instant in their zone, as the sidebar shows times.
+    const words = (await checkOps(ops, { now: NOW, tz: 'Asia/Tokyo' })).changes;
+    assert.equal(words.length, 1);
+    assert.match(words[0] ?? '', /^expired \w{3} \d+ \w{3} \d\d:\d\d(:\d\d)? (?:JST|GMT\+9) \([^)]*Z\), 1 h ago$/);
     const none = makeOps({ topic: 't', partition: 1, now: NOW, repo: null });
     assert.deepEqual(await checkOps(none, { now: NOW }), { stale: false, changes: [] });
     assert.equal((await checkOps(none, { now: new Date(NOW.getTime() + 13 * 3_600_000) })).stale, true);

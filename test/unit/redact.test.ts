@@ -26,6 +26,8 @@ const CASES: [string, string, string][] = [
   ['YAML pair', 'api_key: 1234abcd', 'api_key: [REDACTED]'],
   ['quoted value with spaces', `password='correct horse battery'`, `password='[REDACTED]'`],
   ['--password flag', 'tool login --password hunter2 --user bob', 'tool login --password [REDACTED] --user bob'],
+  ['curl -u user:password', "curl -s -u bob:hunter2secret https://api.example.com", 'curl -s -u bob:[REDACTED] https://api.example.com'],
+  ['curl --user=, quoted', `curl --user='bob:p@ss w' x; wget --proxy-user "al:pw1" y`, `curl --user='bob:[REDACTED]' x; wget --proxy-user "al:[REDACTED]" y`],
   ['--api-key= flag', 'cli --api-key=abcd1234 run', 'cli --api-key=[REDACTED] run'],
   ['GitHub classic token', 'ghp_0123456789abcdefghijABCDEFGHIJ012345 leaked', '[REDACTED] leaked'],
   ['GitHub fine-grained token', 'github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz', '[REDACTED]'],
@@ -65,6 +67,8 @@ describe('redact', () => {
       'Password:\nnext line stays',
       'auth token:\n  - step one',
       'a public key: -----BEGIN PUBLIC KEY-----',
+      'docker run -u 1000:1000 node:20 npm test',
+      'sort -u names.txt',
     ];
     for (const line of plain) assert.equal(redact(line), line);
   });

@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { stubDecisions, lintDecisions, type TopicDecisions } from '../../src/core/continuity';
+import { makeOps, resumePack, stubDecisions, lintDecisions, type TopicDecisions } from '../../src/core/continuity';
 import { importChatExport, importedId } from '../../src/core/chatImport';
 import { buildExport, type TranscriptMessage } from '../../src/core/export';
 import { anchorOnQuote } from './fixtures/messageAnchors';
@@ -193,6 +193,7 @@ describe('topicView and draftSummary', () => {
       verification: v,
       history: [{ partition: 1, createdAt: NOW.toISOString(), frame: decisions1().frame, messages: 2 }],
       newMessages: 0,
+      time: { tz: 'Europe/Berlin', now: NOW },
     });
     assert.equal(view.state, 'review');
     assert.equal(view.decisions?.partition, 1, 'the decisions in force are partition 1 until the draft is approved');
@@ -201,6 +202,25 @@ describe('topicView and draftSummary', () => {
     assert.equal(view.review?.decisions.rejected[0]?.carried, true);
     assert.equal(view.review?.decisions.accepted[0]?.anchors[0]?.msgId, 'm-7');
     assert.equal(view.verify.ok, true);
+    // Times as the sidebar shows them, in the owner's zone; the ISO instants stay beside them for the files.
+    assert.equal(view.history[0]?.written, 'Sat 18 Jul 14:00 CEST (12:00Z), now');
+    assert.equal(view.decisions?.createdAt, decisions1().createdAt);
+    assert.doesNotMatch(view.decisions?.written ?? '', /\d{4}-\d\d-\d\dT/);
+  });
+
+  it('Handover ops and /resume show times in the owner\u2019s zone, not ISO', () => {
+    const ops = makeOps({ topic: 'demo', partition: 1, now: new Date('2026-07-18T10:00:00Z'), ttlHours: 1, repo: null });
+    const time = { tz: 'America/Los_Angeles', now: NOW };
+    const staleness = { stale: true, changes: ['expired Sat 18 Jul 04:00 PDT (11:00Z), 1 h ago'] };
+    const view = topicView({ topic: 'demo', topics: ['demo'], current: decisions1(), draft: null, previous: null, ops, check: { staleness, at: NOW }, verification: verifyTopic({ exports: exports(), decisions: [] }), history: [], newMessages: 0, time });
+    assert.equal(view.ops?.expires, 'Sat 18 Jul 04:00 PDT (11:00Z), 1 h ago');
+    assert.equal(view.ops?.checked, 'Sat 18 Jul 05:00 PDT (12:00Z), now');
+    assert.equal(view.ops?.expiresAt, '2026-07-18T11:00:00.000Z', 'the ISO instant stays in the view data');
+    const text = resumePack(decisions1(), ops, { stale: false, changes: [] }, time);
+    assert.match(text, /fresh \(checked; expires Sat 18 Jul 04:00 PDT \(11:00Z\), 1 h ago\)/);
+    assert.doesNotMatch(text, /\d{4}-\d\d-\d\dT\d\d:\d\d/, 'no ISO instant in /resume\u2019s text');
+    // Without a reader's zone (the pack a wake sends the agent) the instants stay as in the files.
+    assert.match(resumePack(decisions1(), ops), /expires 2026-07-18T11:00:00\.000Z/);
   });
 
   it('the approval summary gives counts and the lint\u2019s verdict', () => {
@@ -210,7 +230,7 @@ describe('topicView and draftSummary', () => {
     assert.match(ok.detail, /^1 accepted, 1 rejected \(1 carried forward\), 0 new, 1 next; the lint passes\./);
     const refused = draftSummary('demo', d2, lintDecisions({ ...d2, next: [] }, EXPORT2));
     assert.match(refused.detail, /the lint refuses it: next: Next is empty/);
-    assert.equal(decisionsView('demo', d2).next[0], 'Write the quarantine file');
+    assert.equal(decisionsView('demo', d2, { tz: 'UTC', now: NOW }).next[0], 'Write the quarantine file');
     assert.deepEqual(diffLines(undefined, decisions1()).slice(0, 2), ['+ accepted: croner with an explicit zone', '+ rejected: A minute poll']);
   });
 });

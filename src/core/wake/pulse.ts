@@ -5,6 +5,7 @@
  */
 import type { LandingRef } from '../landing';
 import { stripControl } from '../controlCodes';
+import { redact } from '../redact';
 import { summarizeLines } from '../summary';
 import { LOG_TAIL_BYTES, PULSE_MAX_CHARS, PULSE_SUMMARY_MAX, type DeskState, type JobStatus, type WakeWhen } from './contract';
 import type { WakeRow } from './row';
@@ -67,7 +68,8 @@ export function readOutput(tail: string, opts: { truncated?: boolean; max?: numb
     const nl = t.indexOf('\n');
     if (nl >= 0 && nl < t.length - 1) t = t.slice(nl + 1);
   }
-  const text = stripControl(t);
+  // Secrets are redacted before anything is read from the output: the summary goes to the model and into wakes.json.
+  const text = redact(stripControl(t));
   const s = summarizeLines(text.split('\n'), opts.max ?? PULSE_SUMMARY_MAX);
   return { text, summary: s.text, ...(s.at !== undefined ? { summaryLine: s.at } : {}) };
 }
