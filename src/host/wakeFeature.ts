@@ -40,6 +40,8 @@ const RECEIPT_TIMEOUT_MS = 20_000;
 const RETRY_UNREACHABLE_MS = 20_000;
 const HEARTBEAT_MS = 30_000;
 const EVIDENCE_PRUNE_EVERY_MS = 6 * 3_600_000;
+/** The longest a pulse waits for its landing to be on screen. */
+const LANDING_FIRST_MAX_MS = 1_500;
 /** How soon a window looks again at a due wake that its MCP session still keeps. */
 const KEPT_RECHECK_MS = 2_000;
 
@@ -496,9 +498,10 @@ export class WakeFeature implements vscode.Disposable {
       if (d.endedAt !== undefined && landed) timeToLocusMs = Date.now() - d.endedAt;
       if (landed?.desk) event = { ...event, desk: deskAtDelivery(event.desk, landed.desk) };
     }
-    // Otherwise the landing opens while the pulse goes out: neither waits for the other. (Starting it
-    // only once chat.open returned sped the pulse up but made time-to-report-locus wait for a cold
-    // chat's first request, seconds: the seed's own metric comes first.)
+    // Otherwise the landing opens first and the pulse goes out once it is on screen (at most
+    // LANDING_FIRST_MAX_MS later): both need the workbench, and run together each slowed the other
+    // (the wake bench measured the landing ~300 ms behind a plain showTextDocument). Time to report
+    // locus is the seed's own metric; the agent's turn starting a moment later costs nobody.
     let landing$: Promise<void> | undefined;
     const startLanding = (): Promise<void> =>
       (landing$ ??=
@@ -511,7 +514,8 @@ export class WakeFeature implements vscode.Disposable {
               (err: unknown) => this.log.warn(`wake landing: ${String(err)}`),
             )
           : Promise.resolve());
-    void startLanding();
+    await Promise.race([startLanding(), new Promise<void>((resolve) => setTimeout(resolve, LANDING_FIRST_MAX_MS))]);
+    mark(d.trace, 'landing', Date.now());
     const pulse = renderPulse(first.row, event, { maxChars: setting('wake.pulseMaxChars', 600) });
     const topic = d.threadId ?? this.continuity.currentTopic();
     let text = pulse;
