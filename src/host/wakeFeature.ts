@@ -318,14 +318,14 @@ export class WakeFeature implements vscode.Disposable {
       if (job.logPath) {
         // A command row's log is its evidence already (redacted, capped); land on its summary line.
         const line = output.summaryLine !== undefined ? output.summaryLine + 1 : undefined;
-        return { kind: 'deep_link', uri: line !== undefined ? fileLink(job.logPath, line, line) : fileLink(job.logPath) };
+        return { kind: 'deep_link', uri: fileLink(job.logPath, line) };
       }
       const ev = await writeEvidence(this.storeDir, evidenceId, job, output.text, output.summaryLine).catch((err: unknown) => {
         this.log.warn(`evidence for ${job.jobId}: ${String(err)}`);
         return undefined;
       });
       mark(trace, 'evidence', Date.now());
-      return ev ? { kind: 'deep_link', uri: ev.focusLine !== undefined ? fileLink(ev.path, ev.focusLine, ev.focusLine) : fileLink(ev.path) } : undefined;
+      return ev ? { kind: 'deep_link', uri: fileLink(ev.path, ev.focusLine) } : undefined;
     })();
     // A report page the output names goes on the desk (design §5): the landing brings it to front.
     const desk$ = this.desk

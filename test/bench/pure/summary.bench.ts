@@ -54,7 +54,7 @@ async function pulseOf(o: CorpusOutput, scratch: string): Promise<string> {
   const output = readOutput(o.text, { truncated: false });
   const ev = await writeEvidence(scratch, `job-${randomBase36(8)}`, { source: 'task', jobId, exitCode: o.exitCode, endedAt: Date.now() }, output.text, output.summaryLine);
   const path = STORE_DIR + ev.path.slice(scratch.length);
-  const uri = ev.focusLine !== undefined ? fileLink(path, ev.focusLine, ev.focusLine) : fileLink(path);
+  const uri = fileLink(path, ev.focusLine);
   return renderPulse(
     { text: WAKE_TEXT, when: 'job.done', jobId },
     { wakeIds: [newId('w')], job: { status: jobStatus(o.exitCode), exitCode: o.exitCode }, summary: output.summary, landing: { kind: 'deep_link', uri }, desk: 'none' },
