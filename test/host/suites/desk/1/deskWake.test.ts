@@ -21,21 +21,10 @@ import { ChromeRemoteTransport } from '../../../../../src/node/cdpTransport';
 import type { OpenDeskResult } from '../../../../../src/host/desk';
 import type { LandResult } from '../../../../../src/host/landing';
 import { COMMANDS } from '../../../../../src/shared/commands';
+import { CHROMIUM, root, setCdp } from '../deskSettings';
 import { hasBrowserRunner, lifeThread, runnerAction } from '../../../helpers';
 import { ScriptedModel } from '../../../scriptedModel';
 
-const CHROMIUM = process.env.LIFE_THREAD_CHROMIUM || '/usr/bin/chromium';
-
-function root(): string {
-  const f = vscode.workspace.workspaceFolders?.[0];
-  assert.ok(f, 'the test workspace is open');
-  return f.uri.fsPath;
-}
-
-async function setCdp(values: { endpoint?: string; chromiumPath?: string }): Promise<void> {
-  const c = vscode.workspace.getConfiguration('lifeThread');
-  for (const [key, value] of Object.entries(values)) await c.update(`cdp.${key}`, value, vscode.ConfigurationTarget.Global);
-}
 
 function textOf(result: vscode.LanguageModelToolResult): string {
   return result.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');

@@ -17,30 +17,17 @@
  * (test-results/wake-run-<n>.cpuprofile, for Chromium's DevTools).
  */
 import * as assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { lifeThread, phaseInfo, runnerAction, waitFor } from '../../../../../host/helpers';
-import { OFFLINE_SELECTOR } from '../../../../../../src/host/offlineModel';
-import type { OtherParticipantApi } from '../../../../../fixtures/extensions/other-participant/extension';
+import { bareAfterTask, bareParticipant, benchTask, exitAt } from '../bareParticipant';
 import { percentile, round, writeFigures } from '../../../../figures';
 
 const RUNS = 12;
 const EXIT_RE = /^EXIT-AT (\d{13})$/m;
-
-/** A test run that prints a node:test summary, writes the instant it exits to `stamp`, and exits 1. */
-function benchTask(name: string, stamp: string): vscode.Task {
-  const cmd = `printf '# tests 4\\n# pass 3\\n# fail 1\\n'; t=$(date +%s%3N); echo "EXIT-AT $t"; echo $t > '${stamp}'; exit 1`;
-  return new vscode.Task({ type: 'shell' }, vscode.TaskScope.Workspace, name, 'bench', new vscode.ShellExecution(cmd), []);
-}
-
-function exitAt(stamp: string): number {
-  const t = Number(readFileSync(stamp, 'utf8').trim());
-  assert.ok(Number.isFinite(t) && t > 0, `no exit time in ${stamp}`);
-  return t;
-}
 
 describe('bench: time to report locus and to the pulse, in the real host', () => {
   it('report_locus_p95_ms, report_locus_own_ms (baseline: plain showTextDocument), job_end_to_pulse_p95_ms', async function () {
@@ -52,9 +39,7 @@ describe('bench: time to report locus and to the pulse, in the real host', () =>
     const bare: number[] = [];
     /** The extension host's longest event-loop stall in each run (is the host, or the workbench, the slow part?). */
     const lags: number[] = [];
-    const other = vscode.extensions.getExtension<OtherParticipantApi>('lifethread-test.other-participant');
-    assert.ok(other, 'the bare participant extension (test/fixtures/extensions/other-participant) is installed');
-    const otherApi = await other.activate();
+    const otherApi = await bareParticipant();
     /** Each run's way to the pulse, step by step: the process's exit → VS Code's task end event, then the wake's own steps. */
     const breakdowns: { step: string; ms: number }[][] = [];
     // No language model: the offline responder receives the pulses (and the chat must be told to use it).
@@ -124,22 +109,7 @@ describe('bench: time to report locus and to the pulse, in the real host', () =>
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
 
       // The pulse's baseline: the same task end, and a bare participant asked through the same command.
-      const bareStamp = join(dir, `${name}-bare.exit`);
-      const bareHeard = new Promise<number>((resolve) => {
-        const sub = otherApi.onDidReceive((e) => {
-          if (!e.prompt.includes(`BARE ${i}`)) return;
-          sub.dispose();
-          resolve(e.at);
-        });
-      });
-      const bareEnd = vscode.tasks.onDidEndTaskProcess((e) => {
-        if (e.execution.task.name !== `${name}-bare`) return;
-        bareEnd.dispose();
-        void vscode.commands.executeCommand('workbench.action.chat.open', { query: `@other BARE ${i}\n${m.text ?? ''}`, isPartialQuery: false, modelSelector: OFFLINE_SELECTOR });
-      });
-      await vscode.tasks.executeTask(benchTask(`${name}-bare`, bareStamp));
-      const heard = await bareHeard;
-      bare.push(heard - exitAt(bareStamp));
+      bare.push(await bareAfterTask(otherApi, `${name}-bare`, join(dir, `${name}-bare.exit`), `BARE ${i}\n${m.text ?? ''}`));
     }
     // Where the time goes: the median of each step over the runs (informational; the figures are above).
     const names = [...new Set(breakdowns.flat().map((s) => s.step))];
