@@ -100,5 +100,7 @@ async function pickJob(): Promise<JobPick | undefined> {
     void vscode.window.showInformationMessage('Life Thread: this workspace defines no task, none is running and no terminal is open. Define a task (Terminal → Configure Tasks…) or open a terminal, then ask to be woken when it ends.');
     return undefined;
   }
-  return vscode.window.showQuickPick(items, { title: 'Wake Me When Task Ends…', placeHolder: 'Which job? A task that is not running yet is started.' });
+  // Kept open when the focus moves (as the next box is): a task starting, a page re-rendering or a click
+  // elsewhere must not throw away a choice half made; Escape still closes it.
+  return vscode.window.showQuickPick(items, { title: 'Wake Me When Task Ends…', placeHolder: 'Which job? A task that is not running yet is started.', ignoreFocusOut: true });
 }

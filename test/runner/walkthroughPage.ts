@@ -51,8 +51,16 @@ export async function showsSteps(page: Page): Promise<boolean> {
 export async function backToWalkthrough(page: Page): Promise<void> {
   await page.locator('.tabs-container .tab', { hasText: /Welcome|Walkthrough: / }).first().click();
   await walkthrough(page).waitFor({ state: 'visible', timeout: 15_000 });
-  const deadline = Date.now() + 10_000;
-  while (!(await showsSteps(page))) {
+  // The page may still show the steps for a moment after the click, before it falls back to its home and
+  // Life Thread takes it back; a step's button pressed in between would have its quick input lose the
+  // focus to that. So the steps must stay in view for a while, not only once.
+  const deadline = Date.now() + 20_000;
+  let since: number | undefined;
+  for (;;) {
+    if (await showsSteps(page)) {
+      since ??= Date.now();
+      if (Date.now() - since >= 1_500) return;
+    } else since = undefined;
     if (Date.now() > deadline) throw new Error('the Welcome page left the walkthrough for its home');
     await page.waitForTimeout(200);
   }
