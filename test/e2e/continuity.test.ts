@@ -43,7 +43,7 @@ async function runFromPalette(title: string): Promise<void> {
   await input.fill(`>${title}`);
   const item = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
   await item.waitFor({ state: 'visible', timeout: 15_000 });
-  await page.keyboard.press('Enter');
+  await input.press('Enter');
 }
 
 /** The Life Thread panel's webview (this test never opens the sidebar, so it is Life Thread's only one). */

@@ -11,6 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { Temporal } from 'temporal-polyfill';
 import { ROOT, startCodeServer, type RunningServer } from '../runner/codeServer';
 import { launchBrowser, sidebarFrame } from '../runner/browser';
+import { answerThenWhen } from '../runner/quickInput';
 import { ownExtension } from '../runner/install';
 
 const RESULTS = join(ROOT, 'test-results');
@@ -27,7 +28,7 @@ async function runFromPalette(title: string): Promise<void> {
   await input.fill(`>${title}`);
   const item = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
   await item.waitFor({ state: 'visible', timeout: 15_000 });
-  await page.keyboard.press('Enter');
+  await input.press('Enter');
 }
 
 /**
@@ -90,9 +91,7 @@ describe('workbench UI (Chromium driving code-server)', () => {
     await runFromPalette('Life Thread: Add Reminder…');
     const input = page.locator('.quick-input-widget input');
     await input.waitFor({ state: 'visible', timeout: 15_000 });
-    await input.fill('check the nightly build and tell me what failed');
-    await page.keyboard.press('Enter');
-    await page.locator('.quick-input-widget', { hasText: 'when?' }).waitFor({ state: 'visible', timeout: 15_000 });
+    await answerThenWhen(page, input, 'check the nightly build and tell me what failed');
     await input.fill('30m');
     // A bare duration is refused as ambiguous, in the box, before anything is stored.
     await page.locator('.quick-input-widget', { hasText: 'ambiguous' }).waitFor({ state: 'visible', timeout: 10_000 });
@@ -103,7 +102,7 @@ describe('workbench UI (Chromium driving code-server)', () => {
     const preview = page.locator('.quick-input-widget', { hasText: new RegExp(once) });
     await preview.waitFor({ state: 'visible', timeout: 10_000 });
     await page.screenshot({ path: join(RESULTS, 'e2e-add-reminder-preview.png') });
-    await page.keyboard.press('Enter');
+    await input.press('Enter');
     const frame = sidebarFrame(page);
     const row = frame.locator('.row', { hasText: 'check the nightly build' });
     await row.waitFor({ state: 'visible', timeout: 15_000 });

@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { ROOT, startCodeServer, type RunningServer } from '../runner/codeServer';
 import { launchBrowser, revealInChat, widenChat } from '../runner/browser';
-import { STEP_TITLES, WALKTHROUGH_TITLE, backToWalkthrough, doStep as doStepOn, lifeThreadFrame as frameOn, quickInput as quickInputOn, showsSteps, step as stepOn, stepDone as stepDoneOn, waitForFrameText, walkthrough as walkthroughOn } from '../runner/walkthroughPage';
+import { answerThenWhen, quickInput as quickInputOn } from '../runner/quickInput';
+import { STEP_TITLES, WALKTHROUGH_TITLE, backToWalkthrough, doStep as doStepOn, lifeThreadFrame as frameOn, showsSteps, step as stepOn, stepDone as stepDoneOn, waitForFrameText, walkthrough as walkthroughOn } from '../runner/walkthroughPage';
 import { ownExtension } from '../runner/install';
 import { makeDemoWorkspace } from '../runner/demoWorkspace';
 import { ScriptedServer, lastUser } from '../runner/scriptedServer';
@@ -101,12 +102,10 @@ describe('the first five minutes (walkthrough, demo workspace, Chromium driving 
   it('a reminder in words from the walkthrough: the sidebar shows the instant, the step completes, and it fires', async () => {
     await doStep('Add a reminder in words', 'Add a Reminder');
     const input = await quickInput();
-    await input.fill('look at the test report');
-    await page.keyboard.press('Enter');
-    await page.locator('.quick-input-widget', { hasText: 'when?' }).waitFor({ state: 'visible', timeout: 15_000 });
+    await answerThenWhen(page, input, 'look at the test report');
     await input.fill('in 1 minute');
     await page.locator('.quick-input-widget', { hasText: INSTANT }).waitFor({ state: 'visible', timeout: 10_000 });
-    await page.keyboard.press('Enter');
+    await input.press('Enter');
     await stepDone('Add a reminder in words');
     assert.equal(await showsSteps(page), true, 'the page stays on the walkthrough when its step ticks');
     await shot('1-reminder-step-done');
@@ -119,9 +118,7 @@ describe('the first five minutes (walkthrough, demo workspace, Chromium driving 
     await showWalkthrough();
     await doStep('Schedule a command', 'Schedule a Command');
     const cmd = await quickInput();
-    await cmd.fill('npm test');
-    await page.keyboard.press('Enter');
-    await page.locator('.quick-input-widget', { hasText: 'when?' }).waitFor({ state: 'visible', timeout: 15_000 });
+    await answerThenWhen(page, cmd, 'npm test');
     await cmd.fill('every 30m');
     await page.locator('.quick-input-widget', { hasText: /Every 30 min/i }).waitFor({ state: 'visible', timeout: 10_000 });
     await cmd.press('Enter');
@@ -143,7 +140,7 @@ describe('the first five minutes (walkthrough, demo workspace, Chromium driving 
     await pick.first().click();
     await page.locator('.quick-input-widget', { hasText: 'When tests ends' }).waitFor({ state: 'visible', timeout: 15_000 });
     await input.fill('The tests ended: read the failure and fix it.');
-    await page.keyboard.press('Enter');
+    await input.press('Enter');
     // The task runs in the terminal (about 6 s), then the wake is an @life turn in the chat.
     const woken = page.locator('.interactive-item-container', { hasText: 'WOKEN: the tests ended' });
     await woken.first().waitFor({ state: 'visible', timeout: 90_000 });
@@ -173,7 +170,7 @@ describe('the first five minutes (walkthrough, demo workspace, Chromium driving 
     const input = await quickInput();
     await input.fill('>Life Thread: Open Panel');
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Life Thread: Open Panel' }).first().waitFor({ state: 'visible', timeout: 15_000 });
-    await page.keyboard.press('Enter');
+    await input.press('Enter');
     const panel = await lifeThreadFrame('.pair');
     await panel.getByText('tests.html').first().waitFor({ state: 'visible', timeout: 60_000 });
     await shot('6-desk-in-panel');

@@ -13,9 +13,10 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { ROOT, startCodeServer, type RunningServer } from '../runner/codeServer';
 import { launchBrowser, revealInChat, widenChat } from '../runner/browser';
+import { answerThenWhen, quickInput } from '../runner/quickInput';
 import { ownExtension } from '../runner/install';
 import { makeDemoWorkspace } from '../runner/demoWorkspace';
-import { STEP_TITLES, WALKTHROUGH_TITLE, backToWalkthrough, doStep, quickInput, showsSteps, step, stepDone, walkthrough } from '../runner/walkthroughPage';
+import { STEP_TITLES, WALKTHROUGH_TITLE, backToWalkthrough, doStep, showsSteps, step, stepDone, walkthrough } from '../runner/walkthroughPage';
 
 const RESULTS = join(ROOT, 'test-results');
 const stateDir = join(RESULTS, 'e2e-walkthrough-offline');
@@ -69,12 +70,10 @@ describe('the first five minutes without any language model (Chromium driving co
     for (const title of STEP_TITLES) assert.equal(await step(page, title).count(), 1, `step ${title}`);
     await doStep(page, 'Add a reminder in words', 'Add a Reminder');
     const input = await quickInput(page);
-    await input.fill('look at the test report');
-    await page.keyboard.press('Enter');
-    await page.locator('.quick-input-widget', { hasText: 'when?' }).waitFor({ state: 'visible', timeout: 15_000 });
+    await answerThenWhen(page, input, 'look at the test report');
     await input.fill('in 5 minutes');
     await page.locator('.quick-input-widget', { hasText: /Once, .* CES?T/ }).waitFor({ state: 'visible', timeout: 10_000 });
-    await page.keyboard.press('Enter');
+    await input.press('Enter');
     await stepDone(page, 'Add a reminder in words');
     assert.equal(await showsSteps(page), true, 'the page stays on the walkthrough when its step ticks');
     // Away to the sidebar and back by the tab, as a user checks the row.
@@ -83,12 +82,10 @@ describe('the first five minutes without any language model (Chromium driving co
     await backToWalkthrough(page);
     await doStep(page, 'Schedule a command', 'Schedule a Command');
     const cmd = await quickInput(page);
-    await cmd.fill('npm test');
-    await page.keyboard.press('Enter');
-    await page.locator('.quick-input-widget', { hasText: 'when?' }).waitFor({ state: 'visible', timeout: 15_000 });
+    await answerThenWhen(page, cmd, 'npm test');
     await cmd.fill('every 30m');
     await page.locator('.quick-input-widget', { hasText: /Every 30 min/i }).waitFor({ state: 'visible', timeout: 10_000 });
-    await page.keyboard.press('Enter');
+    await cmd.press('Enter');
     await stepDone(page, 'Schedule a command');
     assert.equal(await showsSteps(page), true);
     await shot('1-two-steps');
@@ -103,7 +100,7 @@ describe('the first five minutes without any language model (Chromium driving co
     await pick.first().click({ timeout: 20_000 });
     await page.locator('.quick-input-widget', { hasText: 'When tests ends' }).waitFor({ state: 'visible', timeout: 15_000 });
     await input.fill('The tests ended: read the failure and fix it.');
-    await page.keyboard.press('Enter');
+    await input.press('Enter');
     const woken = page.locator('.interactive-item-container.interactive-response', { hasText: /Woken \(w-/ }).last();
     await woken.waitFor({ state: 'visible', timeout: 90_000 });
     const text = (await woken.textContent()) ?? '';

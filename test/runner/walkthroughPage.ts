@@ -90,9 +90,3 @@ export async function waitForFrameText(page: Page, text: string): Promise<void> 
   }
   throw new Error(`no frame shows ${text}`);
 }
-
-export async function quickInput(page: Page): Promise<Locator> {
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible', timeout: 15_000 });
-  return input;
-}
