@@ -22,3 +22,21 @@ export class ScriptedModel extends ScriptedServer {
     await waitFor(async () => ((await vscode.lm.selectChatModels({ vendor: 'lifethread' })).every((m) => m.id === 'offline') ? true : undefined), 15_000, 'the scripted model gone');
   }
 }
+
+/**
+ * A scripted model for the enclosing `describe`: started and in vscode.lm (with `script`, if given)
+ * before its tests; disconnected and stopped after them. The suite's own hooks run after these.
+ */
+export function useScriptedModel(script?: ScriptedModel['script']): ScriptedModel {
+  const server = new ScriptedModel();
+  before(async () => {
+    await server.start();
+    await server.connect();
+    if (script) server.script = script;
+  });
+  after(async () => {
+    await server.disconnect().catch(() => undefined);
+    await server.stop();
+  });
+  return server;
+}

@@ -10,25 +10,14 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { EXTENSION_ID } from '../../../../../src/shared/commands';
 import { lifeThread, phaseInfo, waitFor } from '../../../helpers';
-import { ScriptedModel } from '../../../scriptedModel';
+import { useScriptedModel } from '../../../scriptedModel';
 
 import { ANSWER } from '../answer';
 
 describe('a reminder’s answer, phase 1: kept on the row and in feed.json', function () {
   this.timeout(60_000);
-  const server = new ScriptedModel();
-
-  before(async () => {
-    await server.start();
-    await server.connect();
-    server.script = () => ({ text: ANSWER });
-  });
-
-  after(async () => {
-    // Phase 2 runs with no model but the offline responder.
-    await server.disconnect().catch(() => undefined);
-    await server.stop();
-  });
+  // Gone after this phase: phase 2 runs with no model but the offline responder.
+  useScriptedModel(() => ({ text: ANSWER }));
 
   it('keeps fact.answer and a feed item, and the CLI reads fact.answer back', async () => {
     const info = phaseInfo() ?? assert.fail('phase info');

@@ -15,7 +15,7 @@ import * as vscode from 'vscode';
 import { COMMANDS, EXTENSION_ID } from '../../../../../src/shared/commands';
 import type { ApprovalOutcome } from '../../../../../src/host/continuity';
 import { lifeThread, waitFor } from '../../../helpers';
-import { ScriptedModel, toolResults, type ChatBody } from '../../../scriptedModel';
+import { type ScriptedModel, useScriptedModel, toolResults, type ChatBody } from '../../../scriptedModel';
 
 interface Line {
   id: string;
@@ -112,30 +112,22 @@ describe('continuity without a language model', () => {
 });
 
 describe('continuity pair: @life conversation → /partition → approval → /resume', () => {
-  const server = new ScriptedModel();
   let quote: string | undefined;
   const opened: { topic: string; query: string }[] = [];
-
-  before(async () => {
-    await server.start();
-    await server.connect();
-    server.script = (b) => {
-      const tools = (b.tools ?? []).map((t) => t.function.name);
-      if (tools.length === 1 && tools[0] === 'lifethread_partition') {
-        const results = toolResults(b);
-        const topic = /Partition of topic "([\w.-]+)"/.exec(promptOf(b))?.[1] ?? 'demo';
-        if (results.length === 0) return { toolCalls: [{ name: 'lifethread_partition', args: { action: 'fill', topic, decisions: decisionsFrom(b, quote) } }] };
-        return { text: `Filled. ${results.at(-1)?.slice(0, 120) ?? ''}` };
-      }
-      return { text: 'Agreed: croner with an explicit zone; the minute poll is rejected.' };
-    };
-    const api = await lifeThread();
-    api.continuity.onDidOpenChat((e) => opened.push(e));
+  const server = useScriptedModel((b) => {
+    const tools = (b.tools ?? []).map((t) => t.function.name);
+    if (tools.length === 1 && tools[0] === 'lifethread_partition') {
+      const results = toolResults(b);
+      const topic = /Partition of topic "([\w.-]+)"/.exec(promptOf(b))?.[1] ?? 'demo';
+      if (results.length === 0) return { toolCalls: [{ name: 'lifethread_partition', args: { action: 'fill', topic, decisions: decisionsFrom(b, quote) } }] };
+      return { text: `Filled. ${results.at(-1)?.slice(0, 120) ?? ''}` };
+    }
+    return { text: 'Agreed: croner with an explicit zone; the minute poll is rejected.' };
   });
 
-  after(async () => {
-    await server.disconnect().catch(() => undefined);
-    await server.stop();
+  before(async () => {
+    const api = await lifeThread();
+    api.continuity.onDidOpenChat((e) => opened.push(e));
   });
 
   it('mints ids for every request and response and keeps the transcript durably', async () => {

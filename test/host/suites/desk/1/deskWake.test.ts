@@ -23,7 +23,7 @@ import type { LandResult } from '../../../../../src/host/landing';
 import { COMMANDS } from '../../../../../src/shared/commands';
 import { CHROMIUM, root, setCdp } from '../deskSettings';
 import { hasBrowserRunner, lifeThread, runnerAction } from '../../../helpers';
-import { ScriptedModel } from '../../../scriptedModel';
+import { useScriptedModel } from '../../../scriptedModel';
 
 
 function textOf(result: vscode.LanguageModelToolResult): string {
@@ -90,12 +90,9 @@ const landingUri = (pulse: string): string | undefined => /landing: \{ kind: dee
 
 describe('the desk in the job-finish pipeline (real tasks)', function () {
   this.timeout(180_000);
-  const server = new ScriptedModel();
+  useScriptedModel(() => ({ text: 'woken' }));
 
   before(async () => {
-    await server.start();
-    await server.connect();
-    server.script = () => ({ text: 'woken' });
     await vscode.workspace.getConfiguration('lifeThread').update('wake.maxPerHour', 100, vscode.ConfigurationTarget.Global);
   });
 
@@ -104,8 +101,6 @@ describe('the desk in the job-finish pipeline (real tasks)', function () {
     await api.desk.desk.stopStarted().catch(() => undefined);
     await setCdp({ endpoint: undefined, chromiumPath: undefined });
     await vscode.workspace.getConfiguration('lifeThread').update('wake.maxPerHour', undefined, vscode.ConfigurationTarget.Global);
-    await server.disconnect().catch(() => undefined);
-    await server.stop();
   });
 
   it('default settings (nothing at 127.0.0.1:9222, no chromiumPath): desk none, the landing is the evidence\'s summary line, not the HTML source', async function () {

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import type { ReminderRow } from '../../../../../src/core/schema';
 import type { DeliveredReminder } from '../../../../../src/host/reminderTurn';
 import { lifeThread, waitFor } from '../../../helpers';
-import { ScriptedModel, toolResults, type ChatBody } from '../../../scriptedModel';
+import { useScriptedModel, toolResults, type ChatBody } from '../../../scriptedModel';
 
 function textOf(result: vscode.LanguageModelToolResult): string {
   return result.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
@@ -34,17 +34,10 @@ async function answerOf(id: string): Promise<{ text?: string; viaTurn: boolean; 
 const isReminderTurn = (b: ChatBody) => b.messages.some((m) => m.role === 'user' && (m.content ?? '').includes('reminder agent'));
 
 describe('reminder turns through the real vscode.lm API (scripted OpenAI-compatible server)', () => {
-  const server = new ScriptedModel();
+  const server = useScriptedModel();
 
   before(async () => {
-    await server.start();
-    await server.connect();
     (await lifeThread()).reminderTurns.onDidDeliver((d) => turns.set(d.id, d));
-  });
-
-  after(async () => {
-    await server.disconnect().catch(() => undefined);
-    await server.stop();
   });
 
   it('a normal turn: the text is an instruction, the agent\u2019s final answer is delivered', async () => {

@@ -14,21 +14,10 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { mcpConfigText, mcpServerCommand, shimPath } from '../../../../../src/core/mcpConfig';
 import { wakeRowSchema } from '../../../../../src/core/wake/row';
 import { lifeThread, waitFor } from '../../../helpers';
-import { ScriptedModel } from '../../../scriptedModel';
+import { useScriptedModel } from '../../../scriptedModel';
 
 describe('MCP wakes in the real extension host', () => {
-  const server = new ScriptedModel();
-
-  before(async () => {
-    await server.start();
-    await server.connect();
-    server.script = () => ({ text: 'woken from the MCP fallback' });
-  });
-
-  after(async () => {
-    await server.disconnect().catch(() => undefined);
-    await server.stop();
-  });
+  const server = useScriptedModel(() => ({ text: 'woken from the MCP fallback' }));
 
   it('a wake set through MCP for this folder, whose session is gone, falls back to @life in this window and says so', async () => {
     const api = await lifeThread();

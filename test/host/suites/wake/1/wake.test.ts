@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { lifeThread, waitFor } from '../../../helpers';
-import { ScriptedModel, type ChatBody } from '../../../scriptedModel';
+import { type ScriptedModel, useScriptedModel, type ChatBody } from '../../../scriptedModel';
 
 function textOf(result: vscode.LanguageModelToolResult): string {
   return result.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
@@ -25,18 +25,7 @@ function pulseText(b: ChatBody, marker: string): string {
 }
 
 describe('life thread wake in the real extension host', () => {
-  const server = new ScriptedModel();
-
-  before(async () => {
-    await server.start();
-    await server.connect();
-    server.script = () => ({ text: 'woken and continuing' });
-  });
-
-  after(async () => {
-    await server.disconnect().catch(() => undefined);
-    await server.stop();
-  });
+  const server = useScriptedModel(() => ({ text: 'woken and continuing' }));
 
   it('a shell task "sleep 1; exit 3" wakes @life with status and exit code 3, and the landing opens', async () => {
     const api = await lifeThread();

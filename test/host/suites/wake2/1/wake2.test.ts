@@ -12,7 +12,7 @@ import * as vscode from 'vscode';
 import { stubDecisions } from '../../../../../src/core/continuity';
 import { writeDecisions } from '../../../../../src/node/topicFiles';
 import { lifeThread, runnerAction, waitFor } from '../../../helpers';
-import { ScriptedModel, type ChatBody } from '../../../scriptedModel';
+import { type ScriptedModel, useScriptedModel, type ChatBody } from '../../../scriptedModel';
 
 function textOf(result: vscode.LanguageModelToolResult): string {
   return result.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
@@ -48,19 +48,11 @@ async function writeAndSee(path: string, text: string): Promise<void> {
 const root = (): string => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '';
 
 describe('wake, parts 2 and 3, in the real extension host', () => {
-  const server = new ScriptedModel();
+  const server = useScriptedModel(() => ({ text: 'woken' }));
 
   before(async () => {
-    await server.start();
-    await server.connect();
-    server.script = () => ({ text: 'woken' });
     // This suite sends more than the default 12 pulses in an hour; the cap itself is tested in wakeheld.
     await vscode.workspace.getConfiguration('lifeThread').update('wake.maxPerHour', 100, vscode.ConfigurationTarget.Global);
-  });
-
-  after(async () => {
-    await server.disconnect().catch(() => undefined);
-    await server.stop();
   });
 
   it('a task’s own output: the pulse names 3 passed and 1 failed, exit 1; the evidence opens on the summary line', async () => {

@@ -9,22 +9,11 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { ownerOf } from '../../../../../src/core/claim';
 import { parseWakeInput } from '../../../../../src/core/wake/contract';
-import { lastUser, ScriptedModel } from '../../../scriptedModel';
+import { lastUser, useScriptedModel } from '../../../scriptedModel';
 import { lifeThread, phaseInfo, waitFor } from '../../../helpers';
 
 describe('held wakes across a reload, phase 2: nothing stranded, each delivered once', () => {
-  const server = new ScriptedModel();
-
-  before(async () => {
-    await server.start();
-    await server.connect();
-    server.script = () => ({ text: 'woken after the reload' });
-  });
-
-  after(async () => {
-    await server.disconnect().catch(() => undefined);
-    await server.stop();
-  });
+  const server = useScriptedModel(() => ({ text: 'woken after the reload' }));
 
   it('keeps held rows held after the reload and delivers each once on resume', async () => {
     const info = phaseInfo();
