@@ -21,7 +21,7 @@ import { z } from 'zod';
 import { validateAnchors, showText, type AnchorToCheck } from './export';
 import { messageLink } from './landing';
 import { redact } from './redact';
-import { describeInstant } from './time/describe';
+import { instantWords, type ShowTime } from './time/describe';
 import { messageAnchorSchema, type ExportRecord, type MessageAnchor } from './transcript';
 
 export const DECISIONS_FILE = 'TopicDecisions.md';
@@ -543,12 +543,9 @@ function resumeItems(topic: string, items: readonly DecisionItem[]): string {
  * The text a resumed chat starts with, "A then B": TopicDecisions first (frame, rejected with
  * reasons, accepted with reasons, new, next), then the ops only as a link and one line of state.
  */
-export function resumePack(d: TopicDecisions, ops?: HandoverOps, staleness?: OpsStaleness, time?: { tz: string; now: Date }): string {
+export function resumePack(d: TopicDecisions, ops?: HandoverOps, staleness?: OpsStaleness, time?: ShowTime): string {
   // For a person (`time` given: `@life /resume`) instants in the owner's zone; ISO as in the files otherwise.
-  const when = (iso: string) => {
-    const ms = Date.parse(iso);
-    return time && Number.isFinite(ms) ? describeInstant(new Date(ms), time.tz, time.now) : iso;
-  };
+  const when = (iso: string) => (time ? instantWords(iso, time) : iso);
   const out: string[] = [];
   out.push(`Resuming topic ${d.topic}, partition ${d.partition}${d.previous !== undefined ? ` (after partition ${d.previous})` : ''}. Decisions first (${DECISIONS_FILE}, written ${when(d.createdAt)}):\n`);
   out.push(`\nFrame: ${d.frame.trim()}\n`);

@@ -9,19 +9,7 @@ import { diffDecisions, normalizeText, type DecisionItem, type HandoverOps, type
 import type { TopicVerification } from './topicVerify';
 import { isFilled } from './topicVerify';
 import type { MessageAnchor } from './transcript';
-import { describeInstant } from './time/describe';
-
-/** The owner's zone and now: instants are shown in words ("Thu 3 Dec 14:43:26 UTC, 2 min ago"), as the sidebar and feed show them. */
-export interface ShowTime {
-  tz: string;
-  now: Date;
-}
-
-/** An ISO instant in the owner's words; text that is not an instant is shown as it is. */
-export function instantWords(iso: string, time: ShowTime): string {
-  const ms = Date.parse(iso);
-  return Number.isFinite(ms) ? describeInstant(new Date(ms), time.tz, time.now) : iso;
-}
+import { describeInstant, instantWords, type ShowTime } from './time/describe';
 
 export function decisionsView(topic: string, d: TopicDecisions, time: ShowTime): DecisionsView {
   const anchor = (a: MessageAnchor) => ({ topic, msgId: a.msgId, start: a.start, end: a.end, quote: a.quote });

@@ -113,6 +113,18 @@ export function scheduleAsWhen(schedule: Schedule, tz: string): string {
   }
 }
 
+/** The owner's zone and now: instants are shown in words ("Thu 3 Dec 14:43:26 UTC, 2 min ago"), as the sidebar and feed show them. */
+export interface ShowTime {
+  tz: string;
+  now: Date;
+}
+
+/** An ISO instant (as the files keep it) in the owner's words; text that is not an instant is shown as it is. */
+export function instantWords(iso: string, time: ShowTime): string {
+  const ms = Date.parse(iso);
+  return Number.isFinite(ms) ? describeInstant(new Date(ms), time.tz, time.now) : iso;
+}
+
 /** "Fri 3 Oct 09:00 CEST (07:00Z), in 2 h 14 min"; the year appears when it is not now's year. */
 export function describeInstant(at: Date, tz: string, now: Date): string {
   const ms = at.getTime();
