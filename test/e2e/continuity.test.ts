@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import type { Browser, FrameLocator, Page } from 'playwright-core';
 import { ROOT, startCodeServer, type RunningServer } from '../runner/codeServer';
 import { launchBrowser, sendChat } from '../runner/browser';
+import { runFromPalette as runFromPaletteOn } from '../runner/quickInput';
 import { ownExtension } from '../runner/install';
 import { ScriptedServer, toolResults, type ChatBody } from '../runner/scriptedServer';
 
@@ -36,15 +37,7 @@ async function shot(name: string): Promise<void> {
   await page.screenshot({ path: join(RESULTS, `e2e-continuity-${name}.png`) });
 }
 
-async function runFromPalette(title: string): Promise<void> {
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible', timeout: 15_000 });
-  await input.fill(`>${title}`);
-  const item = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
-  await item.waitFor({ state: 'visible', timeout: 15_000 });
-  await input.press('Enter');
-}
+const runFromPalette = (title: string): Promise<void> => runFromPaletteOn(page, title);
 
 /** The Life Thread panel's webview (this test never opens the sidebar, so it is Life Thread's only one). */
 function panelFrame(): FrameLocator {

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { ROOT, startCodeServer, type RunningServer } from '../runner/codeServer';
 import { launchBrowser, revealInChat, sendChat, sidebarFrame } from '../runner/browser';
-import { answerThenWhen } from '../runner/quickInput';
+import { answerThenWhen, runFromPalette as runFromPaletteOn } from '../runner/quickInput';
 import { ownExtension } from '../runner/install';
 
 const RESULTS = join(ROOT, 'test-results');
@@ -29,16 +29,7 @@ async function shot(name: string, target?: Locator): Promise<void> {
   else await page.screenshot({ path });
 }
 
-async function runFromPalette(title: string, pick = title): Promise<void> {
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible', timeout: 15_000 });
-  await input.fill(`>${title}`);
-  const item = page.locator('.quick-input-list .monaco-list-row', { hasText: pick }).first();
-  await item.waitFor({ state: 'visible', timeout: 15_000 });
-  // Click the row itself: Enter would take the list's first row, which the fuzzy sort may put elsewhere.
-  await item.click();
-}
+const runFromPalette = (title: string): Promise<void> => runFromPaletteOn(page, title);
 
 /** The last response in the chat that contains `text`. */
 function response(text: string | RegExp): Locator {
@@ -241,7 +232,7 @@ describe('@life without a language model (Chromium driving code-server)', () => 
     const widget = page.locator('.quick-input-widget');
     const LEFT_OPEN_MS = 13_000;
 
-    // Add Reminder: "in 30 seconds", left open 8 s. Enter shows the instant the words mean now; the next Enter stores it.
+    // Add Reminder: "in 30 seconds", left open 13 s. Enter shows the instant the words mean now; the next Enter stores it.
     await runFromPalette('Life Thread: Add Reminder…');
     await input.waitFor({ state: 'visible', timeout: 15_000 });
     await answerThenWhen(page, input, 'water the plants');

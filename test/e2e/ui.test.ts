@@ -11,7 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { Temporal } from 'temporal-polyfill';
 import { ROOT, startCodeServer, type RunningServer } from '../runner/codeServer';
 import { launchBrowser, sidebarFrame } from '../runner/browser';
-import { answerThenWhen } from '../runner/quickInput';
+import { answerThenWhen, runFromPalette as runFromPaletteOn } from '../runner/quickInput';
 import { ownExtension } from '../runner/install';
 
 const RESULTS = join(ROOT, 'test-results');
@@ -21,15 +21,7 @@ let server: RunningServer;
 let browser: Browser;
 let page: Page;
 
-async function runFromPalette(title: string): Promise<void> {
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible', timeout: 15_000 });
-  await input.fill(`>${title}`);
-  const item = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
-  await item.waitFor({ state: 'visible', timeout: 15_000 });
-  await input.press('Enter');
-}
+const runFromPalette = (title: string): Promise<void> => runFromPaletteOn(page, title);
 
 /**
  * How "tomorrow at 9" in Berlin must read today: the date, CET or CEST and the UTC hour follow the season

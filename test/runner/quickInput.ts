@@ -9,6 +9,19 @@ export async function quickInput(page: Page): Promise<Locator> {
 }
 
 /**
+ * Runs a command from the palette (F1) by its title: its row is clicked, since Enter would take the
+ * list's first row, which the fuzzy sort may put elsewhere.
+ */
+export async function runFromPalette(page: Page, title: string): Promise<void> {
+  await page.keyboard.press('F1');
+  const input = await quickInput(page);
+  await input.fill(`>${title}`);
+  const item = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+  await item.waitFor({ state: 'visible', timeout: 15_000 });
+  await item.click();
+}
+
+/**
  * Answers the first box of a two-box command (Add Reminder's text, Schedule Command's command) and waits
  * for its "when?" box. The text is typed and Enter pressed in the box itself, wherever the focus went.
  * On a loaded machine the box may not have taken the text yet when it is typed (it sets its own value
