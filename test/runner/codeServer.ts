@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync, readFileSync
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { copyExtension, type InstallableExtension } from './install';
+import { stopStragglers } from '../../src/node/desk/chromiumProcesses';
 
 export const ROOT = resolve(__dirname, '..', '..', '..');
 export const TOOLS = join(ROOT, '.tools');
@@ -187,12 +188,17 @@ export async function startCodeServer(opts: ServerOptions): Promise<RunningServe
     extensionsDir,
     process: child,
     stop: async () => {
-      if (exited) return;
-      const done = new Promise<void>((r) => child.once('exit', () => r()));
-      killGroup(child, 'SIGTERM');
-      const t = setTimeout(() => killGroup(child, 'SIGKILL'), 5000);
-      await done;
-      clearTimeout(t);
+      if (!exited) {
+        const done = new Promise<void>((r) => child.once('exit', () => r()));
+        killGroup(child, 'SIGTERM');
+        const t = setTimeout(() => killGroup(child, 'SIGKILL'), 5000);
+        await done;
+        clearTimeout(t);
+      }
+      // A Chromium the desk started runs in a process group of its own and may outlive its window (the
+      // desk is the user's too). When this server stops (a test's end, Ctrl+C on npm start), its desk
+      // browser stops with it; the next window starts the desk again and restores its pages.
+      await stopStragglers(userDataDir, 0);
     },
   };
 }
