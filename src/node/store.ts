@@ -785,7 +785,7 @@ export class Table<Row extends { id: string }> {
     }
     let value: unknown;
     try {
-      value = JSON.parse(stripBom(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes)));
+      value = JSON.parse(stripBom(UTF8.decode(bytes)));
     } catch (e) {
       return { kind: 'unreadable', why: errText(e) };
     }
@@ -911,13 +911,16 @@ function decodeTable(bytes: Buffer, file: string): { schemaVersion: number; raw?
     if (laid.schemaVersion > SCHEMA_VERSION) throw newerError(file, laid.schemaVersion);
     return laid;
   }
-  let text: string;
+  return { ...parseText(decodeText(bytes, file), bytes.length, file) };
+}
+
+/** The whole file as text; bytes that are not UTF-8 (a flipped byte, another program's torn write) make it corrupt. */
+function decodeText(bytes: Buffer, file: string): string {
   try {
-    text = stripBom(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes));
+    return stripBom(UTF8.decode(bytes));
   } catch (e) {
     throw corruptError(file, 'is not valid UTF-8', e);
   }
-  return { ...parseText(text, bytes.length, file) };
 }
 
 function corruptError(file: string, why: string, cause?: unknown): StoreError {
@@ -935,8 +938,7 @@ function newerError(file: string, v: number): StoreError {
 
 /** The rows of a file in the writer's layout whose lines turned out not to be JSON one by one. */
 function parseAll(bytes: Buffer, file: string): unknown[] {
-  const text = stripBom(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes));
-  return parseText(text, bytes.length, file).raw;
+  return parseText(decodeText(bytes, file), bytes.length, file).raw;
 }
 
 function parseText(text: string, size: number, file: string): { schemaVersion: number; raw: unknown[] } {

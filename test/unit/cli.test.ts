@@ -503,6 +503,27 @@ describe('life-thread CLI', { concurrency: 2 }, () => {
     assert.ok(fs.readFileSync(file2).equals(newer));
   });
 
+  it('exit 3: a flipped byte (invalid UTF-8) in the header, a row or the footer of a table is corrupt for every verb; the file stays byte-identical', async () => {
+    for (const where of ['header', 'row', 'footer'] as const) {
+      const dir = freshStore();
+      asReminder(await json(['remind', 'add', '--store', dir, '--now', NOW, '--text', 'first reminder', '--when', 'in 1 hour']));
+      asReminder(await json(['remind', 'add', '--store', dir, '--now', NOW, '--text', 'second reminder', '--when', 'in 2 hours']));
+      const file = path.join(dir, 'reminders.json');
+      const bytes = fs.readFileSync(file);
+      const text = bytes.toString('latin1');
+      bytes[where === 'header' ? text.indexOf('rows') : where === 'row' ? text.indexOf('second reminder') + 2 : text.lastIndexOf(']')] = 0xff;
+      fs.writeFileSync(file, bytes);
+      const verbs: string[][] = [['remind', 'add', '--text', 'x', '--when', 'in 1 hour'], ['remind', 'list'], ['dispatch', '--once'], ['doctor']];
+      const reasons = await pool(verbs.map((v) => () => fails([...v, '--store', dir, '--now', NOW], 3, 'store')));
+      for (const reason of reasons) assert.ok(reason.includes(file) && /UTF-8|not valid JSON/.test(reason), `${where}: ${reason}`);
+      const human = await cli(['remind', 'list', '--store', dir]);
+      assert.equal(human.code, 3, `${where}: ${human.stderr}`);
+      assert.equal(human.stderr.trim().split('\n').length, 1, `one line, no stack: ${human.stderr}`);
+      assert.ok(!/TypeError|at .*\.js:\d+/.test(human.stderr), human.stderr);
+      assert.ok(fs.readFileSync(file).equals(bytes), `${where}: left byte-identical`);
+    }
+  });
+
   it('dispatch --once with one unreadable table fires what the other claimed, reports it, then exits 3', async () => {
     const dir = freshStore();
     const r = asReminder(await json(['remind', 'add', '--store', dir, '--now', NOW, '--text', 'still delivered', '--when', 'in 1 minute']));

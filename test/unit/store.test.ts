@@ -149,6 +149,65 @@ describe('store: a file that does not parse is corrupt and never touched', () =>
   }
 });
 
+describe('store: invalid UTF-8 in a table the writer laid out is corrupt, never a crash', () => {
+  /** A table as the writer lays it out (one row per line), with one byte replaced by 0xff. */
+  async function flipped(where: 'header' | 'row' | 'footer'): Promise<{ dir: string; t: Table<ReminderRow>; bytes: Buffer }> {
+    const dir = freshDir();
+    const t = reminders(dir);
+    await t.update(() => ({ rows: [reminder('r-a', { text: 'first row' }), reminder('r-b', { text: 'second row' })], result: undefined }));
+    const good = fs.readFileSync(t.file);
+    const text = good.toString('latin1');
+    const at = where === 'header' ? text.indexOf('rows') : where === 'row' ? text.indexOf('second row') + 3 : text.lastIndexOf(']');
+    assert.ok(at > 0);
+    const bytes = Buffer.from(good);
+    bytes[at] = 0xff;
+    return { dir, t, bytes };
+  }
+
+  for (const where of ['header', 'row', 'footer'] as const) {
+    for (const known of [false, true]) {
+      it(`a flipped byte in the ${where}${known ? ', read by a process that knew the table before' : ''}: read and update refuse as corrupt, the file stays byte for byte`, async () => {
+        const { dir, t: writer, bytes } = await flipped(where);
+        // The incremental reader compares lines with the version it knows; a fresh table parses the file whole.
+        const t = known ? writer : reminders(dir);
+        fs.writeFileSync(t.file, bytes);
+        const before = listing(dir);
+        await rejectsWith(t.read(), 'corrupt', t.file, 'untouched');
+        await rejectsWith(t.update(keep), 'corrupt', t.file);
+        assert.deepEqual(fs.readFileSync(t.file), bytes);
+        assert.deepEqual(listing(dir), before);
+        assert.ok(await lockFree(t), 'the lock is released');
+      });
+    }
+  }
+
+  it('a pass with a corrupt commands table still claims reminders, then reports the commands file', async () => {
+    const dir = freshDir();
+    const store = new ScheduleStore({ dir });
+    const due = '2026-10-03T07:00:00.000Z';
+    await store.reminders.update(() => ({ rows: [reminder('r-due', { schedule: { kind: 'once', at: due }, nextRunAt: due })], result: undefined }));
+    const { text: _t, ...row } = command('c-a', { nextRunAt: '2027-10-03T07:00:00.000Z', schedule: { kind: 'once', at: '2027-10-03T07:00:00.000Z' } });
+    await store.commands.update(() => ({ rows: [row as CommandRow], result: undefined }));
+    await store.pass({ now: new Date('2026-10-01T07:00:00.000Z'), holder: { pid: process.pid, window: 'test' } });
+    const bytes = fs.readFileSync(store.commands.file);
+    const at = bytes.indexOf('echo hi');
+    bytes[at + 1] = 0xfe;
+    fs.writeFileSync(store.commands.file, bytes);
+    let caught: unknown;
+    try {
+      await store.pass({ now: new Date('2026-10-03T07:00:01.000Z'), holder: { pid: process.pid, window: 'test' } });
+    } catch (e) {
+      caught = e;
+    }
+    const failure = (caught as { failure?: unknown; partial?: { reminders: { claimed: { id: string }[] } } } | undefined);
+    assert.ok(failure?.failure instanceof StoreError, String(caught));
+    assert.equal(failure.failure.code, 'corrupt');
+    assert.ok(failure.failure.message.includes(store.commands.file), failure.failure.message);
+    assert.deepEqual(failure.partial?.reminders.claimed.map((c) => c.id), ['r-due']);
+    assert.deepEqual(fs.readFileSync(store.commands.file), bytes);
+  });
+});
+
 describe('store: BOM and wrong shape', () => {
   it('strips a UTF-8 BOM and writes the file back without one', async () => {
     const dir = freshDir();
