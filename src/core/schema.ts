@@ -12,7 +12,15 @@ import { isIsoInstant } from './instant';
 // Issues in words, as the full zod says them (it sets the same locale when it loads).
 z.config(en());
 
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
+
+/**
+ * How a table of an older version becomes this one, per version. Version 2 only adds optional keys
+ * to rows (a wake's sender, a fact's redelivered / timedOut, a command's PATH), so version-1 rows are
+ * version-2 rows as they are; the number changes so that an older build, whose rows are strict, sees
+ * a newer file and stays read-only instead of quarantining rows it cannot read.
+ */
+export const TABLE_MIGRATIONS: Record<number, (rows: unknown[]) => unknown[]> = { 1: (rows) => rows };
 
 /** An ISO-8601 instant with a zone designator (`Z` or an offset) that parses to a finite time. */
 export const isoInstant = z.string().check(z.refine(isIsoInstant, { message: 'must be an ISO-8601 instant with a zone, e.g. 2026-10-03T07:00:00.000Z' }));

@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { stringifyDeep } from '../core/jsonText';
-import { SCHEMA_VERSION } from '../core/schema';
+import { SCHEMA_VERSION, TABLE_MIGRATIONS } from '../core/schema';
 import { nodeFs, type FileHandleSeam, type FsSeam } from './fs-seam';
 import { randomBase36 } from './ids';
 import { acquireLock, LockTimeout, type HeldLock } from './lock';
@@ -192,7 +192,7 @@ export class Table<Row extends { id: string }> {
     this.fs = opts.fs ?? nodeFs;
     this.lockWaitMs = opts.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS;
     this.maxFileBytes = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
-    this.migrations = opts.migrations ?? {};
+    this.migrations = { ...TABLE_MIGRATIONS, ...opts.migrations };
   }
 
   /** Reads the table without the lock. Throws StoreError when the file cannot be used. */

@@ -172,7 +172,7 @@ function checkTables(dir: string, label: string): number {
     const p = path.join(dir, file);
     if (!fs.existsSync(p)) continue;
     const table = tableEnvelope.parse(JSON.parse(fs.readFileSync(p, 'utf8')));
-    assert.equal(table.schemaVersion, 1, label);
+    assert.equal(table.schemaVersion, 2, label);
     const ids = new Set<string>();
     for (const raw of table.rows) {
       const row: ScheduleRow = schema.parse(raw);

@@ -61,7 +61,7 @@ function entries(r: Result): Entry[] {
 
 function readRows<R>(dir: string, name: string, parse: (v: unknown) => R): R[] {
   const file = JSON.parse(fs.readFileSync(path.join(dir, `${name}.json`), 'utf8')) as { schemaVersion: number; rows: unknown[] };
-  assert.equal(file.schemaVersion, 1);
+  assert.equal(file.schemaVersion, 2);
   return file.rows.map(parse);
 }
 

@@ -184,7 +184,7 @@ describe('life-thread wake', { concurrency: 2 }, () => {
     ]);
     const doc = (await json(['doctor', '--store', dir, '--now', at(60_000)])) as { wakes: unknown; schemaVersions: Record<string, unknown>; quarantined: unknown[] };
     assert.deepEqual(doc.wakes, { total: 2, pending: 2, held: 0, delivering: 0, fired: 0, missed: 0, cancelled: 0, nextTimerAt: at(5000) });
-    assert.equal(doc.schemaVersions.wakes, 1);
+    assert.equal(doc.schemaVersions.wakes, 2);
     const human = await cli(['doctor', '--store', dir, '--now', at(60_000)]);
     assert.match(human.stdout, /\nRows: 0 reminders, 0 commands, 2 wakes\nWakes: 2 pending, 0 held, 0 delivering, 0 fired, 0 missed, 0 cancelled; next timer .* \(fired by the extension, or by life-thread wait \/ mcp for wakes set outside it\)\n/);
     // A bad wake row is quarantined like any table's.

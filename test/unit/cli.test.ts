@@ -463,7 +463,7 @@ describe('life-thread CLI', { concurrency: 2 }, () => {
 
   it('exit 3: a corrupt table and a newer schemaVersion are left byte-identical; every verb refuses', async () => {
     const dir = freshStore();
-    const garbage = Buffer.from('{"schemaVersion":1,"rows":[ {"id": "r-abc" trailing garbage \u0000\n');
+    const garbage = Buffer.from('{"schemaVersion":2,"rows":[ {"id": "r-abc" trailing garbage \u0000\n');
     fs.writeFileSync(path.join(dir, 'reminders.json'), garbage);
     const file = path.join(dir, 'reminders.json');
     const verbs: string[][] = [
@@ -488,7 +488,7 @@ describe('life-thread CLI', { concurrency: 2 }, () => {
     );
 
     const dir2 = freshStore();
-    const newer = Buffer.from(`${JSON.stringify({ schemaVersion: 2, rows: [{ id: 'c-fromthefuture', newField: true }] }, null, 2)}\n`);
+    const newer = Buffer.from(`${JSON.stringify({ schemaVersion: 3, rows: [{ id: 'c-fromthefuture', newField: true }] }, null, 2)}\n`);
     const file2 = path.join(dir2, 'schedule-commands.json');
     fs.writeFileSync(file2, newer);
     const reasons2 = await pool(
@@ -496,7 +496,7 @@ describe('life-thread CLI', { concurrency: 2 }, () => {
         (v) => () => fails([...v, '--store', dir2, '--now', NOW], 3, 'store'),
       ),
     );
-    for (const reason of reasons2) assert.match(reason, /schemaVersion 2, newer than this code's schemaVersion 1/);
+    for (const reason of reasons2) assert.match(reason, /schemaVersion 3, newer than this code's schemaVersion 2/);
     assert.ok(fs.readFileSync(file2).equals(newer));
     // The other table still works.
     asReminder(await json(['remind', 'add', '--store', dir2, '--now', NOW, '--text', 'x', '--when', 'in 1 hour']));
@@ -581,7 +581,7 @@ describe('life-thread CLI', { concurrency: 2 }, () => {
       healthy: false,
       lastPassAt: null,
       storeDir: dir,
-      schemaVersions: { code: 1, reminders: null, 'schedule-commands': null, wakes: null },
+      schemaVersions: { code: 2, reminders: null, 'schedule-commands': null, wakes: null },
       quarantined: [],
       nextRuns: [],
       wakes: { total: 0, pending: 0, held: 0, delivering: 0, fired: 0, missed: 0, cancelled: 0, nextTimerAt: null },
@@ -600,7 +600,7 @@ describe('life-thread CLI', { concurrency: 2 }, () => {
     };
     assert.equal(fresh.healthy, true);
     assert.equal(fresh.lastPassAt, t0);
-    assert.deepEqual(fresh.schemaVersions, { code: 1, reminders: 1, 'schedule-commands': 1, wakes: null });
+    assert.deepEqual(fresh.schemaVersions, { code: 2, reminders: 2, 'schedule-commands': 2, wakes: null });
     assert.deepEqual(
       fresh.nextRuns.map((n) => [n.id, n.kind, n.nextRunAt, n.running]),
       [
@@ -613,7 +613,7 @@ describe('life-thread CLI', { concurrency: 2 }, () => {
     const human = await ok(['doctor', '--store', dir, '--now', ms(t0, 20_000), '--tz', 'Europe/Berlin']);
     assert.match(human, /^Dispatcher: healthy: last pass Sat 3 Oct 12:00 CEST \(10:00Z\), under a minute ago\n/);
     assert.ok(human.includes(`Store: ${dir}\n`));
-    assert.ok(human.includes('Schema versions: code 1; reminders.json 1; schedule-commands.json 1'));
+    assert.ok(human.includes('Schema versions: code 2; reminders.json 2; schedule-commands.json 2'));
     assert.ok(human.includes(`${c.id}  Once, Sat 3 Oct 13:00 CEST (11:00Z)`));
     assert.match(human, /Times in zone Europe\/Berlin\n$/);
     assert.match(await ok(['doctor', '--store', dir, '--now', ms(t0, 600_000)]), /^Dispatcher: STALLED: last pass/);

@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import type { ClaimedRun, Holder } from '../../src/core/dispatch';
-import { commandRowSchema, reminderRowSchema, type CommandRow, type Fact, type ReminderRow, type Schedule } from '../../src/core/schema';
+import { commandRowSchema, reminderRowSchema, SCHEMA_VERSION, type CommandRow, type Fact, type ReminderRow, type Schedule } from '../../src/core/schema';
 import { DispatchLoop, HEARTBEAT_EVERY_MS, MAX_SLEEP_MS } from '../../src/node/dispatchLoop';
 import { dispatchOnce, type Firer } from '../../src/node/fire';
 import { lockState } from '../../src/node/lock';
@@ -59,7 +59,7 @@ function command(id: string, schedule: Schedule, nextRunAt: number, over: Partia
 }
 
 function writeTable(dir: string, name: 'reminders.json' | 'schedule-commands.json', rows: unknown[]): Buffer {
-  const bytes = Buffer.from(`${JSON.stringify({ schemaVersion: 1, rows }, null, 2)}\n`);
+  const bytes = Buffer.from(`${JSON.stringify({ schemaVersion: SCHEMA_VERSION, rows }, null, 2)}\n`);
   fs.writeFileSync(path.join(dir, name), bytes);
   return bytes;
 }

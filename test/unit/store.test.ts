@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { commandRowSchema, reminderRowSchema, type CommandRow, type ReminderRow } from '../../src/core/schema';
+import { commandRowSchema, reminderRowSchema, SCHEMA_VERSION, type CommandRow, type ReminderRow } from '../../src/core/schema';
 import { nodeFs, type FsSeam } from '../../src/node/fs-seam';
 import { faultyFs, type Fault } from './fixtures/faultyFs';
 import { newId } from '../../src/node/ids';
@@ -42,7 +42,7 @@ function writeTable(dir: string, content: string | Buffer, name = 'reminders.jso
   return buf;
 }
 
-function tableText(rows: unknown[], schemaVersion = 1): string {
+function tableText(rows: unknown[], schemaVersion = SCHEMA_VERSION): string {
   return JSON.stringify({ schemaVersion, rows });
 }
 
@@ -91,7 +91,7 @@ describe('store: missing directory and file', () => {
   it('reads a missing directory as an empty table without creating it', async () => {
     const dir = path.join(dirs.freshPath('missing'), 'deeper');
     const snap = await reminders(dir).read();
-    assert.deepEqual(snap, { rows: [], quarantined: [], schemaVersion: 1, state: 'missing' });
+    assert.deepEqual(snap, { rows: [], quarantined: [], schemaVersion: SCHEMA_VERSION, state: 'missing' });
     assert.equal(fs.existsSync(dir), false);
   });
 
@@ -100,7 +100,7 @@ describe('store: missing directory and file', () => {
     const t = reminders(dir);
     const seen = await t.update((rows) => ({ rows, result: rows.length }));
     assert.equal(seen, 0);
-    assert.deepEqual(readJson(t.file), { schemaVersion: 1, rows: [] });
+    assert.deepEqual(readJson(t.file), { schemaVersion: SCHEMA_VERSION, rows: [] });
     assert.deepEqual(listing(dir), ['reminders.json']);
     assert.equal((await t.read()).state, 'ok');
   });
@@ -249,10 +249,10 @@ describe('store: BOM and wrong shape', () => {
 describe('store: schema versions', () => {
   it('a newer file is an error naming both versions; update leaves it byte-identical', async () => {
     const dir = freshDir();
-    const bytes = writeTable(dir, JSON.stringify({ schemaVersion: 2, rows: [{ id: 'r-a', future: true }], moreStuff: {} }, null, 2));
+    const bytes = writeTable(dir, JSON.stringify({ schemaVersion: SCHEMA_VERSION + 1, rows: [{ id: 'r-a', future: true }], moreStuff: {} }, null, 2));
     const mtime = fs.statSync(path.join(dir, 'reminders.json')).mtimeMs;
     const t = reminders(dir);
-    await rejectsWith(t.read(), 'newer', 'schemaVersion 2', 'schemaVersion 1');
+    await rejectsWith(t.read(), 'newer', `schemaVersion ${SCHEMA_VERSION + 1}`, `schemaVersion ${SCHEMA_VERSION}`);
     let called = false;
     await rejectsWith(
       t.update((rows) => {
@@ -298,7 +298,7 @@ describe('store: schema versions', () => {
     await t.update(keep);
     const backup = path.join(dir, 'reminders.v0.bak.json');
     assert.deepEqual(fs.readFileSync(backup), bytes);
-    assert.deepEqual(readJson(t.file), { schemaVersion: 1, rows: [reminder('r-a'), reminder('r-b')] });
+    assert.deepEqual(readJson(t.file), { schemaVersion: SCHEMA_VERSION, rows: [reminder('r-a'), reminder('r-b')] });
 
     const migrated = fs.readFileSync(t.file);
     await t.update(keep);
@@ -311,6 +311,19 @@ describe('store: schema versions', () => {
     assert.deepEqual(fs.readFileSync(t.file), migrated);
     assert.deepEqual(listing(dir), ['reminders.json', 'reminders.v0.bak.json']);
     assert.deepEqual(fs.readFileSync(backup), bytes);
+  });
+
+  it('a version-1 table (written by the previous release) reads as it is and becomes version 2 on the first write, its v1 bytes backed up', async () => {
+    const dir = freshDir();
+    const bytes = writeTable(dir, tableText([reminder('r-a')], 1));
+    const t = reminders(dir);
+    const snap = await t.read();
+    assert.equal(snap.schemaVersion, 1);
+    assert.deepEqual(snap.rows, [reminder('r-a')]);
+    assert.deepEqual(fs.readFileSync(t.file), bytes, 'a read leaves it as it is');
+    await t.update(add(reminder('r-b')));
+    assert.deepEqual(readJson(t.file), { schemaVersion: 2, rows: [reminder('r-a'), reminder('r-b')] });
+    assert.deepEqual(fs.readFileSync(path.join(dir, 'reminders.v1.bak.json')), bytes);
   });
 
   it('an older file with no migration path is refused and untouched', async () => {
@@ -416,7 +429,7 @@ describe('store: row validation and quarantine', () => {
     const good = JSON.stringify(reminder('r-ok'));
     const withKey = (id: string, extra: string): string => JSON.stringify(reminder(id)).replace(/}$/, `,${extra}}`);
     const text =
-      `{"schemaVersion":1,"rows":[${good},` +
+      `{"schemaVersion":${SCHEMA_VERSION},"rows":[${good},` +
       `${withKey('r-proto', '"__proto__":{"polluted":"yes","isAdmin":true}')},` +
       `${withKey('r-ctor', '"constructor":{"prototype":{"polluted2":"yes"}}')},` +
       `${JSON.stringify(reminder('r-nested')).replace('"kind":"once"', '"kind":"once","__proto__":{"polluted3":"yes"}')}]}`;
@@ -486,7 +499,7 @@ describe('store: rows nested thousands of levels deep', () => {
   it('a row 5,000 and one 100,000 levels deep are quarantined verbatim; writes to the table go on; doctor-style reads never overflow', async () => {
     const dir = freshDir();
     const deep = (n: number): string => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`;
-    const text = `{"schemaVersion":1,"rows":[${JSON.stringify(reminder('r-ok'))},{"id":"r-deep","junk":${deep(5000)}},{"id":"r-deeper","junk":${deep(100_000)}}]}`;
+    const text = `{"schemaVersion":${SCHEMA_VERSION},"rows":[${JSON.stringify(reminder('r-ok'))},{"id":"r-deep","junk":${deep(5000)}},{"id":"r-deeper","junk":${deep(100_000)}}]}`;
     writeTable(dir, text);
     const t = reminders(dir);
     const snap = await t.read();

@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { before } from 'node:test';
 import { tempDirs } from './tempDirs';
+import { SCHEMA_VERSION } from '../../../src/core/schema';
 
 export function repoRoot(): string {
   for (let d = __dirname; d !== path.dirname(d); d = path.dirname(d)) {
@@ -67,7 +68,7 @@ export function tempStores(prefix: string): { root: () => string; freshStore: ()
 
 /** A table file in the store's own layout, one row per line (src/node/store.ts encodeTableBytes), as a writer of this code leaves it minus the digest. */
 export function encodeTable(lines: readonly string[]): string {
-  return `{"schemaVersion":1,"rows":[\n${lines.length ? `${lines.join(',\n')}\n` : ''}]}\n`;
+  return `{"schemaVersion":${SCHEMA_VERSION},"rows":[\n${lines.length ? `${lines.join(',\n')}\n` : ''}]}\n`;
 }
 
 export function writeTable(dir: string, name: string, rows: unknown[], schemaVersion = 1): void {
