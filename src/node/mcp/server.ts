@@ -12,13 +12,14 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import type { Readable, Writable } from 'node:stream';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import {
   CallToolRequestSchema,
+  ErrorCode,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   LoggingLevelSchema,
+  McpError,
   ReadResourceRequestSchema,
   SetLevelRequestSchema,
   SubscribeRequestSchema,
@@ -45,10 +46,13 @@ import { resolveAnchorOnDisk } from '../tools/anchorTool';
 import { WakeCourier, type Delivery } from '../wakeCourier';
 import { WakeStore } from '../wakes';
 import { foldersHolding, liveWindows } from '../windows';
-import { callMcpTool, isMcpToolName, mcpTools, type McpToolHosts } from './catalog';
+import { callMcpTool, isMcpToolName, mcpTools, type McpToolHosts, type McpToolName } from './catalog';
+import { StdioLines } from './stdioLines';
 
 /** How long a session that cannot take pushes leaves a due wake to a `life-thread wait` before it holds it for a window. */
 export const WAITER_FIRST_MS = 1000;
+/** MCP's code for a resource that does not exist (JSON-RPC leaves -32000…-32099 to servers). */
+const RESOURCE_NOT_FOUND = -32002;
 /** Deep links a landing may use (VS Code's schemes; no window to ask for its own). */
 const URI_SCHEMES = ['vscode', 'vscode-insiders', 'code-oss'];
 const WAKE_URI = /^lifethread:\/\/wakes\/(w-[A-Za-z0-9_-]{1,40})$/;
@@ -217,8 +221,7 @@ export async function serveMcp(opts: McpServeOptions): Promise<void> {
     );
     return work;
   };
-  const callTool = async (name: string, args: Record<string, unknown> | undefined): Promise<CallToolResult> => {
-    if (!isMcpToolName(name)) return toolError(new InputError('name', `no tool ${name}; tools: ${mcpTools().map((t) => t.name).join(', ')}`));
+  const callTool = async (name: McpToolName, args: Record<string, unknown> | undefined): Promise<CallToolResult> => {
     try {
       const h = hosts();
       if (name === 'lifethread_sendToLifeThread') h.wake.owner = await ownerFor('wake');
@@ -233,7 +236,12 @@ export async function serveMcp(opts: McpServeOptions): Promise<void> {
       return toolError(err);
     }
   };
-  server.setRequestHandler(CallToolRequestSchema, (req) => tracked(callTool(req.params.name, req.params.arguments)));
+  server.setRequestHandler(CallToolRequestSchema, (req) => {
+    // An unknown tool is a protocol error (-32602), not a tool's result: the client called what was never listed.
+    const name = req.params.name;
+    if (!isMcpToolName(name)) throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${name} (tools: ${mcpTools().map((t) => t.name).join(', ')})`);
+    return tracked(callTool(name, req.params.arguments));
+  });
   server.setRequestHandler(SetLevelRequestSchema, (req) => {
     logLevel = req.params.level;
     courier.poke();
@@ -248,7 +256,7 @@ export async function serveMcp(opts: McpServeOptions): Promise<void> {
   server.setRequestHandler(ReadResourceRequestSchema, async (req) => {
     const id = WAKE_URI.exec(req.params.uri)?.[1];
     const row = id === undefined ? undefined : await wakes.get(id);
-    if (!row) throw new InputError('uri', `no wake at ${req.params.uri}`);
+    if (!row) throw new McpError(RESOURCE_NOT_FOUND, `resource not found: ${req.params.uri}`, { uri: req.params.uri });
     // The update is sent while the wake is being delivered (the row is marked fired right after), so a
     // client that reads at once finds a claimed, triggered row: its pulse is already fixed.
     const ready = row.status === 'fired' || (row.status === 'delivering' && row.triggeredAt !== undefined);
@@ -266,7 +274,7 @@ export async function serveMcp(opts: McpServeOptions): Promise<void> {
   });
 
   const stdin = opts.stdin ?? process.stdin;
-  const transport = new StdioServerTransport(stdin, opts.stdout ?? process.stdout);
+  const transport = new StdioLines(stdin, opts.stdout ?? process.stdout, log);
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
   });
