@@ -6,7 +6,7 @@
 import { setMaxListeners } from 'node:events';
 import * as path from 'node:path';
 import { ownerOf } from '../core/claim';
-import { InputError } from '../core/errors';
+import { InputError, NUL_REASON } from '../core/errors';
 import { renderPulse } from '../core/wake/pulse';
 import { pulseEventOutside } from '../node/pulseOutside';
 import { isRunJob, wakeIdSchema, type WakeRow } from '../core/wake/row';
@@ -164,7 +164,7 @@ export async function run(ctx: Context): Promise<number> {
   }
   const argv = ctx.args.positionals.slice(1);
   if (argv.length === 0) throw new InputError('command', 'is missing after --');
-  if (argv.some((w) => w.includes('\0'))) throw new InputError('command', 'contains a NUL byte');
+  if (argv.some((w) => w.includes('\0'))) throw new InputError('command', NUL_REASON);
   const rawTimeout = valueOf(ctx.args, 'timeout-minutes');
   const minutes = rawTimeout === undefined ? RUN_TIMEOUT_DEFAULT_MINUTES : parseTimeoutMinutes(rawTimeout);
   const jobId = newId('j');

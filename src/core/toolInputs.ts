@@ -4,9 +4,17 @@
  */
 import { z } from 'zod';
 import { codeAnchorSchema } from './codeAnchor';
-import { InputError } from './errors';
+import { InputError, refuseNul } from './errors';
+import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, PAGE_MAX_CHARS } from './paging';
 
 const text = (max: number) => z.string().max(max);
+const limit = z
+  .int({ error: (iss) => `must be a whole number from 1 to ${PAGE_LIMIT_MAX}, got ${JSON.stringify(iss.input)}` })
+  .min(1, { error: (iss) => `must be a whole number from 1 to ${PAGE_LIMIT_MAX}, got ${JSON.stringify(iss.input)}` })
+  .max(PAGE_LIMIT_MAX, { error: (iss) => `must be a whole number from 1 to ${PAGE_LIMIT_MAX}, got ${JSON.stringify(iss.input)}` })
+  .optional();
+const cursor = z.string().max(400).optional().describe('list/log: the next_cursor of the previous answer, for the next page; leave out for the first');
+const PAGE = `a page ends at \`limit\` rows (default ${PAGE_LIMIT_DEFAULT}) or ${PAGE_MAX_CHARS.toLocaleString('en-US')} characters; the answer gives next_cursor when there is more`;
 const WHEN = "when, in words or ISO read in the owner's zone: 'in 20 minutes', 'tomorrow at 9', 'every weekday at 09:00'; never a computed timestamp";
 
 // The descriptions travel with the schemas into the MCP server's JSON Schemas (README "MCP and terminal agents").
@@ -18,6 +26,8 @@ export const remindInputSchema = z
     cron: text(200).optional().describe('add: 5-field cron expression instead of `when`'),
     tz: text(64).optional().describe("IANA zone for `when`/`cron`, e.g. Europe/Berlin; default the owner's zone"),
     id: text(60).optional().describe('remove: the reminder id (r-…)'),
+    limit: limit.describe(`list: ${PAGE}`),
+    cursor,
   })
   .strict();
 export type RemindInput = z.infer<typeof remindInputSchema>;
@@ -29,9 +39,15 @@ export const scheduleInputSchema = z
     when: text(200).optional().describe(`add_command/move: ${WHEN}`),
     cron: text(200).optional().describe('add_command/move: 5-field cron expression instead of `when`'),
     tz: text(64).optional().describe("IANA zone; default the owner's zone"),
-    // Checked by timeoutFrom, so "5" is refused with the field's name rather than coerced.
-    timeout_minutes: z.unknown().optional().describe('add_command/move: timeout of each run in whole minutes, 1-60 (default 2)'),
+    timeout_minutes: z
+      .int({ error: (iss) => `must be a whole number of minutes from 1 to 60, got ${JSON.stringify(iss.input)}` })
+      .min(1, { error: (iss) => `must be a whole number of minutes from 1 to 60, got ${JSON.stringify(iss.input)}` })
+      .max(60, { error: (iss) => `must be a whole number of minutes from 1 to 60, got ${JSON.stringify(iss.input)}` })
+      .optional()
+      .describe('add_command/move: timeout of each run in whole minutes, 1-60 (default 2)'),
     id: text(60).optional().describe('remove/move/run_now/log: the row id (r-… or c-…)'),
+    limit: limit.describe(`list: ${PAGE}`),
+    cursor,
   })
   .strict();
 export type ScheduleInput = z.infer<typeof scheduleInputSchema>;
@@ -52,6 +68,7 @@ export type ResolveAnchorInput = z.infer<typeof resolveAnchorInputSchema>;
 
 /** Parses tool input; throws InputError(field, reason) on the first problem. */
 export function parseToolInput<T>(schema: z.ZodType<T>, input: unknown): T {
+  refuseNul(input);
   const r = schema.safeParse(input);
   if (r.success) return r.data;
   const issue = r.error.issues[0];
@@ -63,14 +80,5 @@ export function parseToolInput<T>(schema: z.ZodType<T>, input: unknown): T {
 
 export function required<T>(value: T | undefined, field: string, why: string): T {
   if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) throw new InputError(field, `is required ${why}`);
-  return value;
-}
-
-/** timeout_minutes arrives as JSON: a number is required, not "5". */
-export function timeoutFrom(value: unknown, field = 'timeout_minutes'): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 60) {
-    throw new InputError(field, `must be a whole number of minutes from 1 to 60, got ${JSON.stringify(value)}`);
-  }
   return value;
 }

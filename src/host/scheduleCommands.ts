@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { contrib } from './contrib';
-import { InputError } from '../core/errors';
+import { InputError, NUL_REASON } from '../core/errors';
 import { rowSentence } from '../core/rowView';
 import type { RowKind } from '../core/time/limits';
 import { onEnter, readPreview, whenInput, type Preview } from '../core/time/preview';
@@ -123,7 +123,7 @@ export function registerScheduleCommands(context: vscode.ExtensionContext, featu
             title: 'Schedule Command (1/2): which shell command?',
             prompt: `Runs in bash from ${cwd}, in its own process group, with a timeout (default 2 min).`,
             ignoreFocusOut: true,
-            validateInput: (v) => (v.trim() ? (v.includes('\0') ? 'The command contains a NUL byte.' : undefined) : 'Type a command, e.g. npm test'),
+            validateInput: (v) => (v.trim() ? (v.includes('\0') ? `The command ${NUL_REASON}.` : undefined) : 'Type a command, e.g. npm test'),
           }));
         if (!command) return undefined;
         const when = args?.when || args?.cron ? { when: args.when, cron: args.cron, now: new Date() } : await askWhen('command', 'Schedule Command (2/2): when?');

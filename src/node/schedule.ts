@@ -2,7 +2,7 @@
  * The durable schedule over the two tables (design §2): add, list, remove, move and run-now of
  * reminders and command rows, and the dispatcher's pass. Shared by the extension host and the CLI.
  */
-import { InputError } from '../core/errors';
+import { InputError, NUL_REASON } from '../core/errors';
 import { duePass, heartbeat, moveRow, nextWorkAt, recordFact, runNow, type ClaimedRun, type Holder, type Liveness, type PassResult } from '../core/dispatch';
 import { commandRowSchema, reminderRowSchema, TEXT_LIMITS, type CommandRow, type Fact, type Owner, type ReminderRow, type ScheduleRow } from '../core/schema';
 import { describeSchedule } from '../core/time/describe';
@@ -109,7 +109,6 @@ export class ScheduleStore {
 
   async addCommand(input: TimeInput & { command: string; cwd: string; timeoutMinutes?: number; owner?: Owner }, names: FieldNames = {}): Promise<Described<CommandRow>> {
     const command = checkText(input.command, names.command ?? 'command', TEXT_LIMITS.command);
-    if (command.includes('\0')) throw new InputError(names.command ?? 'command', 'contains a NUL byte');
     const timeoutMinutes = checkTimeout(input.timeoutMinutes ?? DEFAULT_TIMEOUT_MINUTES, names.timeoutMinutes ?? 'timeout_minutes');
     const tz = validateZone(input.tz, names.tz ?? 'tz');
     const parsed = parseWhen({ when: input.when, cron: input.cron, tz, kind: 'command', now: input.now, whenField: names.when ?? 'when', cronField: names.cron ?? 'cron' });
@@ -282,6 +281,7 @@ function nextWorkMs(rows: readonly ScheduleRow[]): number {
 function checkText(value: string, field: string, max: number): string {
   const text = value.trim();
   if (!text) throw new InputError(field, 'is empty');
+  if (text.includes('\0')) throw new InputError(field, NUL_REASON);
   if (text.length > max) throw new InputError(field, `is ${text.length} characters; at most ${max}`);
   return text;
 }

@@ -10,7 +10,7 @@ import { InputError } from '../../src/core/errors';
 import { rowViewSchema } from '../../src/shared/protocol';
 import { factLine, rowSentence, rowView } from '../../src/core/rowView';
 import { commandRowSchema, reminderRowSchema, type CommandRow, type Fact, type ReminderRow, type ScheduleRow } from '../../src/core/schema';
-import { parseToolInput, remindInputSchema, required, scheduleInputSchema, timeoutFrom } from '../../src/core/toolInputs';
+import { parseToolInput, remindInputSchema, required, scheduleInputSchema } from '../../src/core/toolInputs';
 
 // Fri 2 Oct 2026, 12:00 CEST.
 const NOW = new Date('2026-10-02T10:00:00.000Z');
@@ -307,20 +307,16 @@ describe('tool inputs', () => {
     assert.throws(() => parseToolInput(remindInputSchema, 'add a reminder'), inputError('input'));
   });
 
-  it('timeoutFrom: undefined passes, 1 and 60 pass, 0 / 61 / 1.5 / "5" / null / NaN are refused naming the field and the value', () => {
-    assert.equal(timeoutFrom(undefined), undefined);
-    assert.equal(timeoutFrom(1), 1);
-    assert.equal(timeoutFrom(60), 60);
+  it('timeout_minutes: the schema takes 1 to 60 and refuses 0 / 61 / 1.5 / "5" / null / NaN / -3 naming the field and the value (the JSON Schema says integer 1–60 too)', () => {
+    const input = (t: unknown): unknown => ({ action: 'add_command', command: 'make', when: 'in 5 minutes', timeout_minutes: t });
+    assert.equal(parseToolInput(scheduleInputSchema, input(undefined)).timeout_minutes, undefined);
+    assert.equal(parseToolInput(scheduleInputSchema, input(1)).timeout_minutes, 1);
+    assert.equal(parseToolInput(scheduleInputSchema, input(60)).timeout_minutes, 60);
     for (const bad of [0, 61, 1.5, '5', null, Number.NaN, -3]) {
-      assert.throws(() => timeoutFrom(bad), inputError('timeout_minutes', /whole number of minutes from 1 to 60/), `value ${String(bad)}`);
+      assert.throws(() => parseToolInput(scheduleInputSchema, input(bad)), inputError('timeout_minutes', /whole number of minutes from 1 to 60/), `value ${String(bad)}`);
     }
-    assert.throws(() => timeoutFrom('5'), (err: unknown) => err instanceof InputError && err.reason.endsWith('got "5"'));
-    assert.throws(() => timeoutFrom(61, 'timeout-minutes'), inputError('timeout-minutes', /got 61$/));
-  });
-
-  it('timeout_minutes as a string passes the schema and is refused by timeoutFrom', () => {
-    const input = parseToolInput(scheduleInputSchema, { action: 'add_command', command: 'make', when: 'in 5 minutes', timeout_minutes: '5' });
-    assert.throws(() => timeoutFrom(input.timeout_minutes), inputError('timeout_minutes'));
+    assert.throws(() => parseToolInput(scheduleInputSchema, input('5')), (err: unknown) => err instanceof InputError && err.reason.endsWith('got "5"'));
+    assert.throws(() => parseToolInput(scheduleInputSchema, input(61)), inputError('timeout_minutes', /got 61$/));
   });
 
   it('required() names the field and why; returns present values, including 0 and false', () => {

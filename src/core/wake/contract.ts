@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { TOPIC_RE } from '../continuity';
-import { InputError } from '../errors';
+import { InputError, refuseNul } from '../errors';
 import { describeInstant } from '../time/describe';
 import { parseWhen } from '../time/when';
 import { validateZone } from '../time/zone';
@@ -162,7 +162,7 @@ export const wakeInputSchema = z
   .object({
     text: z.string().max(WAKE_TEXT_MAX).optional().describe('What the agent should read when it wakes (a prompt to itself). Give text or payload.'),
     payload: z.unknown().optional().describe(`Structured data instead of text: any JSON value, at most ${PAYLOAD_MAX_BYTES} bytes.`),
-    delay_seconds: z.number().optional().describe('Timer: wake after this many seconds (whole number, 1 to 2592000 = 30 days).'),
+    delay_seconds: z.int().min(1).max(DELAY_MAX_SECONDS).optional().describe('Timer: wake after this many seconds (whole number, 1 to 2592000 = 30 days).'),
     at: z.string().max(200).optional().describe("Timer: wake at this instant, words or ISO in the owner's zone ('in 20 minutes', 'tomorrow at 9', '2026-10-03 09:00'). Once only."),
     when: wakeWhenSchema.optional().describe('What wakes the thread; default timer.'),
     job_id: z
@@ -250,6 +250,7 @@ export function parseWakeInput(input: unknown, opts: { now: Date; tz: string; fi
       throw new InputError(k, `is not a field of a wake (fields: ${WAKE_FIELDS.map((x) => f(x)).join(', ')})`);
     }
   }
+  for (const [k, v] of Object.entries(given)) refuseNul(v, f(k as WakeField));
   // A landing is read on its own: the CLI gives it as a URI or JSON text.
   const landing = Object.hasOwn(given, 'landing') ? parseLandingInput(given.landing, f('landing')) : undefined;
   const { landing: _l, ...shape } = given;
@@ -278,7 +279,6 @@ export function parseWakeInput(input: unknown, opts: { now: Date; tz: string; fi
   let text: string | undefined;
   if (w.text !== undefined) {
     text = w.text.trim();
-    if (text.includes('\0')) throw new InputError(f('text'), 'contains a NUL character');
   }
   let payload: JsonValue | undefined;
   if (hasPayload) {

@@ -7,7 +7,8 @@
 import { InputError } from '../../core/errors';
 import { rowSentence } from '../../core/rowView';
 import type { Owner, ScheduleRow } from '../../core/schema';
-import { parseToolInput, remindInputSchema, required, scheduleInputSchema, timeoutFrom } from '../../core/toolInputs';
+import { pageOf, PAGE_MAX_CHARS, textPage, type PageRequest } from '../../core/paging';
+import { parseToolInput, remindInputSchema, required, scheduleInputSchema } from '../../core/toolInputs';
 import { validateZone } from '../../core/time/zone';
 import { readLog } from '../jobs';
 import type { ScheduleStore } from '../schedule';
@@ -34,6 +35,40 @@ function rowJson(row: ScheduleRow | ScheduleRow[]): string {
   return JSON.stringify(row, null, 2);
 }
 
+/**
+ * A list answer, one page of it: the count and the health, a line per row, where to go on, then the
+ * page's rows as JSON. The page ends at `limit` rows or before the answer passes PAGE_MAX_CHARS.
+ */
+function listAnswer<R extends ScheduleRow>(rows: readonly R[], req: PageRequest, kind: 'reminders' | 'commands', noun: string, health: string, now: Date): string {
+  const render = (page: readonly R[], start: number, nextCursor: string | undefined): string => {
+    const range = rows.length === 0 ? `No ${noun}s.` : page.length === rows.length ? `${rows.length} ${noun}(s).` : `${noun[0]?.toUpperCase()}${noun.slice(1)}s ${start + 1}–${start + page.length} of ${rows.length}.`;
+    const lines = page.map((r) => `- ${rowSentence(r, now)}`);
+    const more = nextCursor === undefined ? [] : ['', `More: call again with cursor "${nextCursor}" for the next page (next_cursor: ${nextCursor}).`];
+    return [`${range} ${health}.`, ...lines, ...more, '', rowJson([...page])].join('\n');
+  };
+  const page = pageOf(rows, req, kind, (candidate, more) => render(candidate, 0, more ? 'x'.repeat(120) : undefined).length <= PAGE_MAX_CHARS);
+  return render(page.items, page.start, page.nextCursor);
+}
+
+/** A page of a run log: the text, where to go on, then `{ id, log }` as JSON, within PAGE_MAX_CHARS. */
+function logAnswer(id: string, whole: string, req: { cursor?: string | undefined }): string {
+  const render = (max: number): { text: string; fits: boolean } => {
+    const page = textPage(whole, id, req, max);
+    const where = page.nextCursor === undefined && page.start === 0 ? '' : ` characters ${page.start + 1}–${page.start + page.text.length} of ${whole.length}`;
+    const more = page.nextCursor === undefined ? [] : ['', `More: call again with cursor "${page.nextCursor}" for the rest (next_cursor: ${page.nextCursor}).`];
+    const text = [`Log of ${id} (last run)${where}:`, '', page.text, ...more, '', JSON.stringify({ id, log: page.text, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) })].join('\n');
+    return { text, fits: text.length <= PAGE_MAX_CHARS };
+  };
+  // The page's text stands twice (as text and inside the JSON, where escapes lengthen it): shrink until the answer fits.
+  let max = Math.floor(PAGE_MAX_CHARS / 2) - 300;
+  let out = render(max);
+  while (!out.fits && max > 100) {
+    max = Math.floor(max * 0.8);
+    out = render(max);
+  }
+  return out.text;
+}
+
 function zoneOf(input: { tz?: string }, host: ScheduleToolHost): string {
   return input.tz ? validateZone(input.tz, 'tz') : host.zone();
 }
@@ -45,8 +80,7 @@ export async function remindTool(input: unknown, host: ScheduleToolHost): Promis
   await host.settle?.();
   if (i.action === 'list') {
     const snap = await host.store.listReminders();
-    const lines = snap.rows.length ? snap.rows.map((r) => `- ${rowSentence(r, now)}`) : ['No reminders.'];
-    return [`${snap.rows.length} reminder(s). ${await host.health()}.`, ...lines, '', rowJson(snap.rows)].join('\n');
+    return listAnswer(snap.rows, i, 'reminders', 'reminder', await host.health(), now);
   }
   if (i.action === 'remove') {
     const id = required(i.id, 'id', 'to remove a reminder');
@@ -67,13 +101,12 @@ export async function scheduleTool(input: unknown, host: ScheduleToolHost): Prom
   const i = parseToolInput(scheduleInputSchema, input);
   const now = host.now();
   await host.settle?.();
-  const timeoutMinutes = timeoutFrom(i.timeout_minutes);
+  const timeoutMinutes = i.timeout_minutes;
   const store = host.store;
   switch (i.action) {
     case 'list': {
       const snap = await store.listCommands();
-      const lines = snap.rows.length ? snap.rows.map((r) => `- ${rowSentence(r, now)}`) : ['No scheduled commands.'];
-      return [`${snap.rows.length} scheduled command(s). ${await host.health()}.`, ...lines, '', rowJson(snap.rows)].join('\n');
+      return listAnswer(snap.rows, i, 'commands', 'scheduled command', await host.health(), now);
     }
     case 'add_command': {
       const command = required(i.command, 'command', 'to add a command row');
@@ -112,8 +145,8 @@ export async function scheduleTool(input: unknown, host: ScheduleToolHost): Prom
       const id = required(i.id, 'id', 'to read a log');
       const row = await store.get(id);
       if (!row) throw new InputError('id', `no row with id ${id}`);
-      const log = (await readLog(store.dir, id)) ?? '(no run log yet)';
-      return [`Log of ${id} (last run):`, '', log, '', JSON.stringify({ id, log })].join('\n');
+      const whole = (await readLog(store.dir, id)) ?? '(no run log yet)';
+      return logAnswer(id, whole, i);
     }
   }
 }
