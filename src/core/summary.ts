@@ -50,6 +50,11 @@ function countList(s: string): Map<string, number> {
 const mocha: Recogniser = (lines) => {
   const passing = lastIndex(lines, /^\s*(\d+) passing\b/);
   if (!passing) return undefined;
+  // One line (`3 passing, 1 failing, 2 pending`), as wrappers and CI logs print mocha's counts.
+  const inline = (word: string): number => num(new RegExp(`[,;]\\s*(\\d+) ${word}\\b`).exec(passing.m.input ?? '')?.[1]);
+  if (/[,;]\s*\d+ (?:failing|pending)\b/.test(passing.m.input ?? '')) {
+    return { at: passing.at, text: `mocha: ${counts(num(passing.m[1]), inline('failing'), [[inline('pending'), 'pending']])}` };
+  }
   // mocha prints passing, then pending and failing right after it.
   const near = (re: RegExp) => {
     for (let i = passing.at + 1; i <= passing.at + 2 && i < lines.length; i++) {
