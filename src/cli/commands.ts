@@ -13,7 +13,7 @@ import { DEFAULT_LIMITS, PassError, type PassOutcome } from '../node/schedule';
 import { dispatchOnce, type Firer, type FiredOutcome } from '../node/fire';
 import { cliHolder, processLiveness } from '../node/liveness';
 import { lockState } from '../node/lock';
-import { readPulse } from '../node/store';
+import { readPulse } from '../node/store/pulse';
 import { WakeStore } from '../node/wakes';
 import { CLI_WAKE_FIELDS, DELAY_MAX_SECONDS, parseWakeInput } from '../core/wake/contract';
 import { describeWake, nextDueAt, type WakeRow } from '../core/wake/row';

@@ -12,7 +12,7 @@ import { checkClock } from '../core/time/limits';
 import { systemZone, validateZone } from '../core/time/zone';
 import { cliHolder } from '../node/liveness';
 import { ScheduleStore, type FieldNames } from '../node/schedule';
-import { StoreError } from '../node/store';
+import { StoreError } from '../node/store/errors';
 import { has, lockWaitFromEnv, parseNow, valueOf, type ParsedArgs } from './args';
 import { ExitError, report, reportUnexpected, type Io } from './exits';
 import { zoneNote, type ZoneSource } from './format';

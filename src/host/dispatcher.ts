@@ -4,7 +4,8 @@ import type { Holder } from '../core/dispatch';
 import { DispatchLoop } from '../node/dispatchLoop';
 import type { Firer, FiredOutcome } from '../node/fire';
 import type { ScheduleStore } from '../node/schedule';
-import { StoreError, PULSE_FILE } from '../node/store';
+import { StoreError } from '../node/store/errors';
+import { PULSE_FILE } from '../node/store/pulse';
 import { processLiveness } from '../node/liveness';
 
 export const HEALTHY_WITHIN_MS = 120_000;

@@ -6,7 +6,7 @@ import type { ScheduleRow } from '../core/schema';
 import { describeInstant } from '../core/time/describe';
 import { validateZone } from '../core/time/zone';
 import type { ScheduleStore } from '../node/schedule';
-import { readPulse } from '../node/store';
+import { readPulse } from '../node/store/pulse';
 import { Dispatcher, HEALTHY_WITHIN_MS } from './dispatcher';
 import type { Firer } from '../node/fire';
 import type { Doctor } from './doctor';

@@ -1,6 +1,6 @@
 /** The durable feed (`feed.json` beside the tables, design §9) under the store's lock. */
 import { feedRowSchema, pushFeed, type FeedRow } from '../core/feed';
-import { Table } from './store';
+import { Table } from './store/table';
 
 export class FeedStore {
   readonly table: Table<FeedRow>;

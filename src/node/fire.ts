@@ -9,7 +9,7 @@ import type { ClaimedRun, Holder, Liveness } from '../core/dispatch';
 import type { CommandRow, Fact, ReminderRow, ScheduleRow } from '../core/schema';
 import { removeJobArtifacts } from './jobs';
 import { PassError, type PassOutcome, type ScheduleStore } from './schedule';
-import type { Table } from './store';
+import type { Table } from './store/table';
 import { recordFact } from '../core/dispatch';
 
 export interface Firer {

@@ -3,7 +3,7 @@
  * from the age of the pulse file the dispatching windows touch on every pass (design §2).
  */
 import { formatDuration } from '../core/time/describe';
-import { readPulse } from './store';
+import { readPulse } from './store/pulse';
 
 /** A pass counts as alive for this long (design §8: healthy = a pass within the last 120 s). */
 const HEALTHY_WITHIN_MS = 120_000;

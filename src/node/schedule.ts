@@ -11,7 +11,9 @@ import { validateZone } from '../core/time/zone';
 import type { FsSeam } from './fs-seam';
 import { newId, randomBase36 } from './ids';
 import { removeJobArtifacts } from './jobs';
-import { StoreError, Table, touchPulse, type TableSnapshot } from './store';
+import { StoreError } from './store/errors';
+import { touchPulse } from './store/pulse';
+import { Table, type TableSnapshot } from './store/table';
 
 export const DEFAULT_TIMEOUT_MINUTES = 2;
 export const DEFAULT_LIMITS = { reminder: 12 * 3600_000, command: 3600_000 };

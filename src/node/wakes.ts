@@ -33,7 +33,7 @@ import {
 import type { Owner } from '../core/schema';
 import type { FsSeam } from './fs-seam';
 import { newId, randomBase36 } from './ids';
-import { Table, type TableSnapshot } from './store';
+import { Table, type TableSnapshot } from './store/table';
 
 export interface WakeStoreOptions {
   dir: string;

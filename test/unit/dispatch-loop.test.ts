@@ -16,7 +16,8 @@ import { dispatchOnce, type Firer } from '../../src/node/fire';
 import { lockState } from '../../src/node/lock';
 import { faultyFs, type Fault } from './fixtures/faultyFs';
 import { ScheduleStore, type PassOutcome } from '../../src/node/schedule';
-import { PULSE_FILE, StoreError } from '../../src/node/store';
+import { StoreError } from '../../src/node/store/errors';
+import { PULSE_FILE } from '../../src/node/store/pulse';
 import { FakeTime } from './helpers/fakeTime';
 import { tempDirs } from './helpers/tempDirs';
 

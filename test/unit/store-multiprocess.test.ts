@@ -13,7 +13,8 @@ import { lockState } from '../../src/node/lock';
 import { after, before, describe, it } from 'node:test';
 import { buildSync } from 'esbuild';
 import { reminderRowSchema, type ReminderRow } from '../../src/core/schema';
-import { StoreError, Table } from '../../src/node/store';
+import { StoreError } from '../../src/node/store/errors';
+import { Table } from '../../src/node/store/table';
 
 let root = '';
 let childJs = '';
@@ -21,7 +22,7 @@ let seq = 0;
 
 function repoRoot(): string {
   for (let d = __dirname; d !== path.dirname(d); d = path.dirname(d)) {
-    if (fs.existsSync(path.join(d, 'package.json')) && fs.existsSync(path.join(d, 'src/node/store.ts'))) return d;
+    if (fs.existsSync(path.join(d, 'package.json')) && fs.existsSync(path.join(d, 'src/node/store/table.ts'))) return d;
   }
   throw new Error(`no repository root above ${__dirname}`);
 }

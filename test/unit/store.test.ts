@@ -11,7 +11,9 @@ import { commandRowSchema, reminderRowSchema, SCHEMA_VERSION, type CommandRow, t
 import { nodeFs, type FsSeam } from '../../src/node/fs-seam';
 import { faultyFs, type Fault } from './fixtures/faultyFs';
 import { newId } from '../../src/node/ids';
-import { DEFAULT_MAX_FILE_BYTES, readPulse, StoreError, Table, touchPulse, type StoreErrorCode, type TableOptions } from '../../src/node/store';
+import { StoreError, type StoreErrorCode } from '../../src/node/store/errors';
+import { readPulse, touchPulse } from '../../src/node/store/pulse';
+import { DEFAULT_MAX_FILE_BYTES, Table, type TableOptions } from '../../src/node/store/table';
 import { tempDirs } from './helpers/tempDirs';
 import { lockState } from '../../src/node/lock';
 import { spawn } from 'node:child_process';

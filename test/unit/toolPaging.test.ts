@@ -176,8 +176,8 @@ describe('NUL is refused by every tool alike, and nothing is stored', () => {
 
 describe('schemas as strict as the checks', () => {
   type Props = Record<string, { type?: string; minimum?: number; maximum?: number; enum?: string[] }>;
-  const mcp = new Map(mcpTools().map((t) => [t.name, t.inputSchema.properties as Props]));
-  const lm = new Map(contributes.languageModelTools.map((t) => [t.name, (t.inputSchema as { properties: Props }).properties]));
+  const mcp = new Map<string, Props>(mcpTools().map((t) => [t.name, t.inputSchema.properties as Props]));
+  const lm = new Map<string, Props>(contributes.languageModelTools.map((t) => [t.name, (t.inputSchema as unknown as { properties: Props }).properties]));
 
   it('timeout_minutes, delay_seconds and limit are integers with the bounds the code checks, in MCP and in package.json', () => {
     const want: [string, string, number, number][] = [

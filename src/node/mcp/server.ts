@@ -41,7 +41,7 @@ import { pulseHealthLine } from '../health';
 import { landingFromInput } from '../landingInput';
 import { holderFor, processLiveness } from '../liveness';
 import { ScheduleStore } from '../schedule';
-import { StoreError } from '../store';
+import { StoreError } from '../store/errors';
 import { resolveAnchorOnDisk } from '../tools/anchorTool';
 import { WakeCourier, type Delivery } from '../wakeCourier';
 import { WakeStore } from '../wakes';

@@ -66,7 +66,7 @@ export function tempStores(prefix: string): { root: () => string; freshStore: ()
   return { root: dirs.root, freshStore: dirs.freshDir };
 }
 
-/** A table file in the store's own layout, one row per line (src/node/store.ts encodeTableBytes), as a writer of this code leaves it minus the digest. */
+/** A table file in the store's own layout, one row per line (src/node/store/codec.ts encodeTableBytes), as a writer of this code leaves it minus the digest. */
 export function encodeTable(lines: readonly string[]): string {
   return `{"schemaVersion":${SCHEMA_VERSION},"rows":[\n${lines.length ? `${lines.join(',\n')}\n` : ''}]}\n`;
 }
