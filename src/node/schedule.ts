@@ -4,7 +4,7 @@
  */
 import { InputError } from '../core/errors';
 import { duePass, heartbeat, moveRow, nextWorkAt, recordFact, runNow, type ClaimedRun, type Holder, type Liveness, type PassResult } from '../core/dispatch';
-import { commandRowSchema, reminderRowSchema, TEXT_LIMITS, type CommandRow, type Fact, type Owner, type ReminderRow, type ScheduleRow } from '../core/schema';
+import { commandRowSchema, ENV_PATH_MAX, reminderRowSchema, TEXT_LIMITS, type CommandRow, type Fact, type Owner, type ReminderRow, type ScheduleRow } from '../core/schema';
 import { describeSchedule } from '../core/time/describe';
 import { parseWhen } from '../core/time/when';
 import { validateZone } from '../core/time/zone';
@@ -107,7 +107,11 @@ export class ScheduleStore {
     return { row, description: parsed.description };
   }
 
-  async addCommand(input: TimeInput & { command: string; cwd: string; timeoutMinutes?: number; owner?: Owner }, names: FieldNames = {}): Promise<Described<CommandRow>> {
+  /**
+   * Adds a command row. `envPath` is the creating process's PATH (every caller passes its own, or
+   * undefined when it has none): the OS timer runs the row with it.
+   */
+  async addCommand(input: TimeInput & { command: string; cwd: string; envPath: string | undefined; timeoutMinutes?: number; owner?: Owner }, names: FieldNames = {}): Promise<Described<CommandRow>> {
     const command = checkText(input.command, names.command ?? 'command', TEXT_LIMITS.command);
     if (command.includes('\0')) throw new InputError(names.command ?? 'command', 'contains a NUL byte');
     const timeoutMinutes = checkTimeout(input.timeoutMinutes ?? DEFAULT_TIMEOUT_MINUTES, names.timeoutMinutes ?? 'timeout_minutes');
@@ -123,6 +127,7 @@ export class ScheduleStore {
       status: 'pending',
       nextRunAt: parsed.nextRunAt.toISOString(),
       createdAt: input.now.toISOString(),
+      ...(input.envPath && input.envPath.length <= ENV_PATH_MAX ? { envPath: input.envPath } : {}),
       ...(input.owner ? { owner: input.owner } : {}),
     };
     await this.commands.append(row);

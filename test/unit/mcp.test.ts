@@ -148,9 +148,10 @@ describe('life-thread mcp', { concurrency: 2 }, () => {
 
       const cmd = await call(s, 'lifethread_schedule', { action: 'add_command', command: 'echo hi', when: 'in 1 hour', timeout_minutes: 3 });
       assert.equal(cmd.isError, false, cmd.text);
-      const c = jsonTail(cmd.text) as { cwd: string; timeoutMinutes: number; owner: { kind: string } };
+      const c = jsonTail(cmd.text) as { cwd: string; timeoutMinutes: number; owner: { kind: string }; envPath?: string };
       assert.deepEqual([c.cwd, c.timeoutMinutes, c.owner.kind], [cwd, 3, 'mcp'], 'a command runs in the server’s working directory');
 
+      assert.equal(c.envPath, baseEnv().PATH, 'and records the server’s PATH, which the OS timer runs it with');
       const removed = await call(s, 'lifethread_remind', { action: 'remove', id: row.id });
       assert.match(removed.text, new RegExp(`^Removed reminder ${row.id}\\.`));
     } finally {

@@ -174,6 +174,7 @@ export async function serveMcp(opts: McpServeOptions): Promise<void> {
       zone: () => opts.tz,
       health: () => pulseHealthLine(opts.storeDir, new Date()),
       cwd: () => ({ dir: opts.cwd }),
+      envPath: process.env.PATH,
     },
     wake: {
       store: wakes,
