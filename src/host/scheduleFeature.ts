@@ -1,5 +1,4 @@
 import * as vscode from 'vscode';
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { rowView } from '../core/rowView';
 import type { ScheduleRow } from '../core/schema';
@@ -7,6 +6,7 @@ import { describeInstant } from '../core/time/describe';
 import { validateZone } from '../core/time/zone';
 import type { ScheduleStore } from '../node/schedule';
 import { readPulse } from '../node/store';
+import { binDir, findRuntime, installShim, thisRuntime, type ShimInstall } from '../node/shim';
 import { Dispatcher, HEALTHY_WITHIN_MS } from './dispatcher';
 import type { Firer } from '../node/fire';
 import type { Doctor } from './doctor';
@@ -57,6 +57,8 @@ export class ScheduleFeature implements vscode.Disposable {
   private refreshTimer: NodeJS.Timeout | undefined;
   private rows: ScheduleRow[] = [];
   paused = false;
+  /** The store's CLI entry, written at start (README "The CLI"). */
+  cliReady: Promise<ShimInstall | Error> = Promise.resolve(new Error('not started'));
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -82,6 +84,7 @@ export class ScheduleFeature implements vscode.Disposable {
   }
 
   async start(): Promise<void> {
+    this.cliReady = this.installCli();
     await this.setUpTerminals();
     this.dispatcher.start();
     // The "in 5 min" words age; refresh the views while anything is shown.
@@ -96,6 +99,7 @@ export class ScheduleFeature implements vscode.Disposable {
     );
     this.statusItem.show();
     await this.refresh();
+    await this.cliReady;
   }
 
   health(now = new Date()): Health {
@@ -165,22 +169,30 @@ export class ScheduleFeature implements vscode.Disposable {
     return lines.join('\n');
   }
 
-  /** Terminals get the store, the zone and a `life-thread` shim that runs the bundled CLI with this host's runtime. */
+  /** Terminals get the store, the zone and the store's `life-thread` on their PATH. */
   private async setUpTerminals(): Promise<void> {
     const env = this.context.environmentVariableCollection;
     env.description = 'Life Thread: the `life-thread` CLI and its store';
     env.replace('LIFE_THREAD_STORE', this.storeDir);
     env.replace('LIFE_THREAD_TZ', ownerZone());
+    env.prepend('PATH', `${binDir(this.storeDir)}:`);
+  }
+
+  /**
+   * The store's one CLI entry (src/node/shim.ts): this version's CLI bundle copied into the store and
+   * the shim pointing at it on a system Node, else this host's runtime — unless a newer Life Thread
+   * wrote it.
+   */
+  private async installCli(): Promise<ShimInstall | Error> {
+    const ext = this.context.extensionUri.fsPath;
     try {
-      const bin = join(this.storeDir, 'bin');
-      await mkdir(bin, { recursive: true });
-      const cli = vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'cli.js').fsPath;
-      const shim = `#!/bin/sh\n# Runs the Life Thread CLI with the extension host's own runtime (no separate Node needed).\nELECTRON_RUN_AS_NODE=1 exec ${sh(process.execPath)} ${sh(cli)} "$@"\n`;
-      await writeFile(join(bin, 'life-thread'), shim);
-      await chmod(join(bin, 'life-thread'), 0o755);
-      env.prepend('PATH', `${bin}:`);
+      const runtime = await findRuntime(process.env.PATH, thisRuntime('vscode'));
+      const r = await installShim({ storeDir: this.storeDir, bundleDir: join(ext, 'dist'), version: String(this.context.extension.packageJSON.version), runtime });
+      this.log.info(`life-thread CLI: ${r.reason}`);
+      return r;
     } catch (err) {
-      this.log.warn(`could not write the life-thread shim: ${String(err)}`);
+      this.log.warn(`could not write the store's life-thread CLI: ${String(err)}`);
+      return err instanceof Error ? err : new Error(String(err));
     }
   }
 
@@ -188,10 +200,6 @@ export class ScheduleFeature implements vscode.Disposable {
     if (this.refreshTimer) clearInterval(this.refreshTimer);
     for (const d of this.disposables) d.dispose();
   }
-}
-
-function sh(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
 function byNext(a: ScheduleRow, b: ScheduleRow): number {
