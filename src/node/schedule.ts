@@ -11,7 +11,7 @@ import { validateZone } from '../core/time/zone';
 import type { FsSeam } from './fs-seam';
 import { newId, randomBase36 } from './ids';
 import { removeJobArtifacts } from './jobs';
-import { StoreError, Table, touchPulse, type TableSnapshot } from './store';
+import { StoreError, Table, TIMER_PULSE_FILE, touchPulse, type TableSnapshot } from './store';
 
 export const DEFAULT_TIMEOUT_MINUTES = 2;
 export const DEFAULT_LIMITS = { reminder: 12 * 3600_000, command: 3600_000 };
@@ -194,8 +194,20 @@ export class ScheduleStore {
     });
   }
 
-  /** One dispatcher pass over both tables: clean, settle dead runs, claim due rows. Touches the pulse. */
-  async pass(opts: { now: Date; holder: Holder; limits?: { reminder: number; command: number }; ownLiveTokens?: ReadonlySet<string>; alive?: Liveness; folders?: readonly string[] }): Promise<PassOutcome> {
+  /**
+   * One dispatcher pass over both tables: clean, settle dead runs, claim due rows. Touches the pulse.
+   * `commandsOnly` (the OS timer) leaves the reminders table alone — reminders are agent turns and
+   * wait for a window — and touches the timer's own pulse, not the windows'.
+   */
+  async pass(opts: {
+    now: Date;
+    holder: Holder;
+    limits?: { reminder: number; command: number };
+    ownLiveTokens?: ReadonlySet<string>;
+    alive?: Liveness;
+    folders?: readonly string[];
+    commandsOnly?: boolean;
+  }): Promise<PassOutcome> {
     const common = {
       now: opts.now,
       holder: opts.holder,
@@ -216,9 +228,9 @@ export class ScheduleStore {
         return err instanceof Error ? err : new Error(String(err));
       }
     };
-    const r = await run(this.reminders);
-    const c = await run(this.commands);
     const empty = <R extends ScheduleRow>(): PassResult<R> => ({ rows: [], claimed: [], missed: [], interrupted: [], cleaned: [], changed: false });
+    const r = opts.commandsOnly ? empty<ReminderRow>() : await run(this.reminders);
+    const c = await run(this.commands);
     const reminders = r instanceof Error ? empty<ReminderRow>() : r;
     const commands = c instanceof Error ? empty<CommandRow>() : c;
     const failure = r instanceof Error ? r : c instanceof Error ? c : undefined;
@@ -229,7 +241,7 @@ export class ScheduleStore {
       const t = Date.now();
       const last = this.lastPulse;
       if (!last || t - last.at >= PULSE_EVERY_MS || t < last.at || Math.abs(opts.now.getTime() - last.now) >= PULSE_EVERY_MS) {
-        await touchPulse(this.dir, this.fs, opts.now);
+        await touchPulse(this.dir, this.fs, opts.now, opts.commandsOnly ? TIMER_PULSE_FILE : undefined);
         this.lastPulse = { at: t, now: opts.now.getTime() };
       }
     } catch (err) {

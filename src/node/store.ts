@@ -39,6 +39,8 @@ export const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024;
 /** Temp files older than this found under the lock are leftovers of a killed writer. */
 export const STRAY_TEMP_AGE_MS = 60_000;
 export const PULSE_FILE = 'reminders.tick';
+/** The OS timer's own pulse (`dispatch --once --commands-only`): it runs commands only, so it never touches the windows'. */
+export const TIMER_PULSE_FILE = 'timer.tick';
 /** Where the tables' locks live (design: README "How the lock works"). */
 export const LOCKS_DIR = '.locks';
 
@@ -1092,9 +1094,9 @@ function errText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-/** Records a dispatcher pass: `reminders.tick` holds the ISO time and gets a fresh mtime. */
-export async function touchPulse(dir: string, fs: FsSeam = nodeFs, now: Date = new Date()): Promise<void> {
-  const file = path.join(dir, PULSE_FILE);
+/** Records a dispatcher pass: `reminders.tick` (or the timer's `timer.tick`) holds the ISO time and gets a fresh mtime. */
+export async function touchPulse(dir: string, fs: FsSeam = nodeFs, now: Date = new Date(), name: string = PULSE_FILE): Promise<void> {
+  const file = path.join(dir, name);
   try {
     await fs.mkdir(dir);
     await fs.writeFile(file, `${now.toISOString()}\n`);
@@ -1104,8 +1106,8 @@ export async function touchPulse(dir: string, fs: FsSeam = nodeFs, now: Date = n
 }
 
 /** The last pass: the time written in the pulse file, else its mtime; null when there is none. */
-export async function readPulse(dir: string, fs: FsSeam = nodeFs): Promise<Date | null> {
-  const file = path.join(dir, PULSE_FILE);
+export async function readPulse(dir: string, fs: FsSeam = nodeFs, name: string = PULSE_FILE): Promise<Date | null> {
+  const file = path.join(dir, name);
   let mtime: Date;
   try {
     mtime = (await fs.stat(file)).mtime;
