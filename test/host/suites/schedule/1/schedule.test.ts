@@ -114,7 +114,7 @@ describe('durable schedule in the real extension host', () => {
     const report = await api.doctor.report();
     assert.match(report, /Dispatcher: \*\*Dispatcher healthy/);
     assert.ok(report.includes(api.storeDir));
-    assert.match(report, /`reminders\.json`: schema version 1/);
+    assert.match(report, /`reminders\.json`: schema version 2/);
     assert.match(report, /doctor sees me/);
   });
 
