@@ -70,7 +70,7 @@ describe('OS timer units', () => {
     assert.match(timer, /^WantedBy=timers\.target$/m);
     assert.match(service, /^Type=oneshot$/m);
     // `%` starts a specifier and `$` a variable in ExecStart=: both doubled; quotes escaped inside "…".
-    assert.ok(service.includes('ExecStart="/tmp/a dir/50%% it\'s \\"$$HOME\\"/store/bin/life-thread" "dispatch" "--once" "--commands-only" "--store" "/tmp/a dir/50%% it\'s \\"$$HOME\\"/store"'), service);
+    assert.ok(service.includes('ExecStart=/bin/sh "/tmp/a dir/50%% it\'s \\"$$HOME\\"/store/bin/life-thread" "dispatch" "--once" "--commands-only" "--store" "/tmp/a dir/50%% it\'s \\"$$HOME\\"/store"'), service);
     assert.ok(service.includes('StandardOutput=append:/tmp/a dir/50%% it\'s "$HOME"/store/logs/timer.log'), service);
     assert.ok(service.includes(`ConditionFileIsExecutable=/tmp/a dir/50%% it's "$HOME"/store/bin/life-thread`), service);
   });

@@ -62,7 +62,7 @@ function unitValue(s: string): string {
   return s.replace(/%/g, '%%');
 }
 
-/** An argument of ExecStart=: always quoted; `\` and `"` escaped, `%` and `$` doubled (specifiers, variables). */
+/** An argument of ExecStart= (not its executable): always quoted; `\` and `"` escaped, `%` and `$` doubled (specifiers, variables). */
 function execArg(s: string): string {
   return `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/%/g, '%%').replace(/\$/g, '$$$$')}"`;
 }
@@ -83,7 +83,8 @@ export function systemdUnits(storeDir: string): { service: string; timer: string
     '',
     '[Service]',
     'Type=oneshot',
-    `ExecStart=${timerArgv(store).map(execArg).join(' ')}`,
+    // The shim is a sh script, run by /bin/sh: systemd refuses an executable path holding a quote or a backslash, not an argument.
+    `ExecStart=/bin/sh ${timerArgv(store).map(execArg).join(' ')}`,
     `StandardOutput=append:${log}`,
     `StandardError=append:${log}`,
     '',
