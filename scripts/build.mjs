@@ -56,6 +56,7 @@ if (!production) {
   const tests = { ...nodeCommon, sourcemap: 'inline', packages: 'external', outbase: '.', outdir: 'out', external: ['vscode'] };
   const entries = [
     ...filesUnder('test/unit', /\.test\.ts$/),
+    ...filesUnder('test/timer', /\.test\.ts$/),
     ...filesUnder('test/host', /\.ts$/),
     ...filesUnder('test/runner', /\.ts$/),
     ...filesUnder('test/e2e', /\.ts$/),
