@@ -112,6 +112,8 @@ export async function noticeWaitingReminders(opts: { store: ScheduleStore; now: 
   const file = path.join(opts.store.dir, NOTICE_FILE);
   const keyOf = (r: ReminderRow): string => `${r.id} ${r.nextRunAt ?? ''}`;
   const live = new Set(waiting.map(keyOf));
+  // The timer passes every minute: with nothing waiting and nothing to forget, it takes no lock and writes nothing.
+  if (waiting.length === 0 && Object.keys((await readState(file)).said).length === 0) return out;
   const lock = await acquireLock(path.join(opts.store.dir, LOCKS_DIR, 'timer-notified'), { waitMs: 10_000 });
   try {
     const state = await readState(file);

@@ -87,6 +87,9 @@ describe('the OS timer’s pass (dispatch --once --commands-only)', { concurrenc
     assert.equal(pass.stderr, '');
     assert.ok(fs.existsSync(path.join(store, TIMER_PULSE_FILE)));
     assert.equal(fs.existsSync(path.join(store, PULSE_FILE)), false, 'a window’s health is not faked by the timer');
+    // With no reminder waiting it takes no lock and writes no state: a quiet pass writes timer.tick only.
+    assert.equal(fs.existsSync(path.join(store, NOTICE_FILE)), false);
+    assert.equal(fs.existsSync(path.join(store, '.locks', 'timer-notified')), false);
     const status = (await okJson(['service', 'status', '--store', store])) as { lastPassAt: string | null; nextDue: { id: string } | null; installed: boolean };
     assert.ok(status.lastPassAt !== null && Date.now() - Date.parse(status.lastPassAt) < MIN, 'status shows the timer’s last pass');
     assert.equal(status.nextDue?.id, commands(store)[0]?.id);
