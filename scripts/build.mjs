@@ -45,6 +45,8 @@ const builds = [
   { ...nodeCommon, entryPoints: ['src/cli/addVerbs.ts'], outfile: 'dist/cli-add.js', plugins: [chronoApart] },
   { ...nodeCommon, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli-main.js', plugins: [chronoApart] },
   { ...nodeCommon, entryPoints: ['src/core/time/chronoParse.ts'], outfile: 'dist/cli-chrono.js' },
+  // What VS Code runs after Life Thread is uninstalled (package.json `vscode:uninstall`): removes its OS timers.
+  { ...nodeCommon, entryPoints: ['src/cli/uninstall.ts'], outfile: 'dist/uninstall.js' },
   // The MCP server and its SDK, loaded only by `life-thread mcp` so other verbs start without them.
   { ...nodeCommon, entryPoints: ['src/node/mcp/server.ts'], outfile: 'dist/mcp.js' },
   { ...common, platform: 'browser', format: 'iife', target: 'es2022', entryPoints: ['webview/main.ts'], outfile: 'dist/webview.js' },
@@ -54,6 +56,7 @@ if (!production) {
   const tests = { ...nodeCommon, sourcemap: 'inline', packages: 'external', outbase: '.', outdir: 'out', external: ['vscode'] };
   const entries = [
     ...filesUnder('test/unit', /\.test\.ts$/),
+    ...filesUnder('test/timer', /\.test\.ts$/),
     ...filesUnder('test/host', /\.ts$/),
     ...filesUnder('test/runner', /\.ts$/),
     ...filesUnder('test/e2e', /\.ts$/),

@@ -25,7 +25,7 @@ export async function scheduleAddCommand(ctx: Context): Promise<void> {
   const t = timeFlags(ctx);
   const rawTimeout = valueOf(ctx.args, 'timeout-minutes');
   const timeoutMinutes = rawTimeout === undefined ? undefined : parseTimeoutMinutes(rawTimeout);
-  const added = await ctx.store.addCommand({ command, cwd: ctx.cwd, timeoutMinutes, ...t, tz: ctx.tz, now: ctx.clock(), owner: cliOwner(ctx) }, CLI_FIELDS);
+  const added = await ctx.store.addCommand({ command, cwd: ctx.cwd, envPath: ctx.env.PATH, timeoutMinutes, ...t, tz: ctx.tz, now: ctx.clock(), owner: cliOwner(ctx) }, CLI_FIELDS);
   if (ctx.json) return emitJson(ctx, added.row);
   ctx.out(`Added ${added.row.id}: ${added.description}; runs in ${added.row.cwd} with a ${added.row.timeoutMinutes} min timeout (${zone(ctx)})\n`);
 }

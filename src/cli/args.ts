@@ -31,7 +31,10 @@ export type FlagName =
   | 'cancel-token'
   | 'landing'
   | 'timeout'
-  | 'wake';
+  | 'wake'
+  | 'commands-only'
+  | 'kind'
+  | 'dry-run';
 
 const FLAGS: Record<FlagName, 'bool' | 'value'> = {
   store: 'value',
@@ -58,6 +61,9 @@ const FLAGS: Record<FlagName, 'bool' | 'value'> = {
   landing: 'value',
   timeout: 'value',
   wake: 'value',
+  'commands-only': 'bool',
+  kind: 'value',
+  'dry-run': 'bool',
 };
 
 export const GLOBAL_FLAGS: readonly FlagName[] = ['store', 'json', 'now', 'tz', 'help', 'version'];

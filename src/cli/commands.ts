@@ -11,9 +11,14 @@ import { nextRunAfter } from '../core/time/runs';
 import { readLog, fireCommandRow, removeJobArtifacts } from '../node/jobs';
 import { DEFAULT_LIMITS, PassError, type PassOutcome } from '../node/schedule';
 import { dispatchOnce, type Firer, type FiredOutcome } from '../node/fire';
+import { noticeWaitingReminders, type NoticeOutcome } from '../node/reminderNotice';
+import { trimTimerLog } from '../node/timerLog';
 import { cliHolder, processLiveness } from '../node/liveness';
 import { lockState } from '../node/lock';
-import { readPulse } from '../node/store/pulse';
+import { readPulse, TIMER_PULSE_FILE } from '../node/store/pulse';
+import { findInstalled } from '../node/service/osTimer';
+import { realSystem } from '../node/service/system';
+import { timerCommandsLine, timerRemindersLine } from '../core/service/timerHealth';
 import { WakeStore } from '../node/wakes';
 import { CLI_WAKE_FIELDS, DELAY_MAX_SECONDS, parseWakeInput } from '../core/wake/contract';
 import { describeWake, nextDueAt, type WakeRow } from '../core/wake/row';
@@ -168,7 +173,9 @@ export async function dispatch(ctx: Context): Promise<void> {
     reminder: rawR === undefined ? DEFAULT_LIMITS.reminder : parseHours(rawR, 'reminder-max-lateness-hours'),
     command: rawC === undefined ? DEFAULT_LIMITS.command : parseHours(rawC, 'command-max-lateness-hours'),
   };
+  const commandsOnly = has(ctx.args, 'commands-only');
   const passAt = ctx.clock();
+  if (commandsOnly) await trimTimerLog(ctx.storeDir);
   // Jobs run in their own process groups, so a terminal's Ctrl-C would not reach them: stop them and record why.
   const abort = new AbortController();
   // One signal serves every job of the pass; many listeners are expected, not a leak.
@@ -189,8 +196,18 @@ export async function dispatch(ctx: Context): Promise<void> {
       }
       return { delivered: true, via: 'cli' };
     },
-    command: (row, run) => fireCommandRow(row, realTimeRun(ctx, run), { storeDir: ctx.storeDir, env: ctx.env, store: ctx.store, signal: abort.signal }),
+    // The OS timer starts with a bare environment: a row runs with the PATH its creator had.
+    command: (row, run) => fireCommandRow(row, realTimeRun(ctx, run), { storeDir: ctx.storeDir, env: commandsOnly && row.envPath ? { ...ctx.env, PATH: row.envPath } : ctx.env, store: ctx.store, signal: abort.signal }),
   };
+  // Reminders are agent turns: the timer leaves them for a window and only says that they wait.
+  let notice: NoticeOutcome | undefined;
+  let noticeError: string | undefined;
+  if (commandsOnly) {
+    notice = await noticeWaitingReminders({ store: ctx.store, now: passAt, limitMs: limits.reminder, tz: ctx.tz, env: ctx.env }).catch((e: unknown) => {
+      noticeError = e instanceof Error ? e.message : String(e);
+      return undefined;
+    });
+  }
   const entries: FiredOutcome[] = [];
   let pass: PassOutcome | undefined;
   let problem: unknown;
@@ -201,6 +218,7 @@ export async function dispatch(ctx: Context): Promise<void> {
       limits,
       alive: processLiveness,
       clock: ctx.clock,
+      commandsOnly,
       onFired: (o) => {
         entries.push(o);
         if (!ctx.json && o.command !== undefined) {
@@ -235,6 +253,21 @@ export async function dispatch(ctx: Context): Promise<void> {
   const ran = entries.length - fired;
   const cleaned = p.reminders.cleaned.length + p.commands.cleaned.length;
   const missed = p.reminders.missed.length + p.commands.missed.length;
+  if (commandsOnly) {
+    if (notice && notice.said.length > 0) lines.push(`Said with ${notice.notifier ?? 'the notifier'} that ${notice.said.join(', ')} wait${notice.said.length === 1 ? 's' : ''} for a VS Code window`);
+    for (const f of notice?.failed ?? []) lines.push(`Could not say that a reminder waits: ${f}`);
+    if (noticeError !== undefined) lines.push(`Could not read the reminders to say which wait for a window: ${noticeError}`);
+    // The timer passes every minute into its log: a pass that did nothing writes nothing.
+    if (lines.length === 0 && ran === 0) {
+      if (failure !== undefined) throw failure;
+      return;
+    }
+    const waiting = notice && notice.waiting.length > 0 ? `, ${notice.waiting.length} reminder${notice.waiting.length === 1 ? '' : 's'} waiting for a window` : '';
+    lines.push(`Timer pass at ${describeInstant(passAt, ctx.tz, passAt).replace(/, now$/, '')}: ${ran} command${ran === 1 ? '' : 's'} run, ${missed} missed${waiting} (${zone(ctx)})`);
+    ctx.out(`${lines.join('\n')}\n`);
+    if (failure !== undefined) throw failure;
+    return;
+  }
   lines.push(
     `Pass at ${describeInstant(passAt, ctx.tz, passAt).replace(/, now$/, '')}: ${fired} reminder${fired === 1 ? '' : 's'} delivered, ${ran} command${ran === 1 ? '' : 's'} run, ${missed} missed, ${cleaned} cleaned (${zone(ctx)})`,
   );
@@ -328,12 +361,29 @@ export async function doctor(ctx: Context): Promise<void> {
   const wakes = wakeCounts(wakeSnap.rows);
   const locks: Record<string, LockView> = {};
   for (const table of [ctx.store.reminders, ctx.store.commands, wakeTable]) locks[table.name] = lockView(await lockState(table.lockFile));
+  // The OS timer, when installed for this store, runs the commands (README "Keep time while VS Code is closed").
+  const timerKind = (await findInstalled(ctx.storeDir, realSystem(ctx.env)).catch(() => []))[0]?.kind ?? null;
+  const timer = timerKind === null ? null : { kind: timerKind, lastPassAt: await readPulse(ctx.storeDir, undefined, TIMER_PULSE_FILE) };
   if (ctx.json) {
-    return emitJson(ctx, { healthy, lastPassAt: lastPass === null ? null : lastPass.toISOString(), storeDir: ctx.storeDir, schemaVersions, quarantined, nextRuns, wakes, locks });
+    return emitJson(ctx, {
+      healthy,
+      lastPassAt: lastPass === null ? null : lastPass.toISOString(),
+      storeDir: ctx.storeDir,
+      schemaVersions,
+      quarantined,
+      nextRuns,
+      wakes,
+      locks,
+      timer: timer === null ? null : { kind: timer.kind, lastPassAt: timer.lastPassAt?.toISOString() ?? null },
+    });
   }
   const lines: string[] = [];
-  if (lastPass === null) lines.push('Dispatcher: STALLED: no pass recorded yet (no reminders.tick); open VS Code with Life Thread, or run life-thread dispatch --once');
-  else lines.push(`Dispatcher: ${healthy ? 'healthy' : 'STALLED'}: last pass ${describeInstant(lastPass, ctx.tz, now)}`);
+  const dispatcher =
+    lastPass === null
+      ? 'Dispatcher: STALLED: no pass recorded yet (no reminders.tick); open VS Code with Life Thread, or run life-thread dispatch --once'
+      : `Dispatcher: ${healthy ? 'healthy' : 'STALLED'}: last pass ${describeInstant(lastPass, ctx.tz, now)}`;
+  if (timer === null) lines.push(dispatcher);
+  else lines.push(timerCommandsLine(timer, now), timerRemindersLine(dispatcher));
   lines.push(`Store: ${ctx.storeDir}`);
   const v = (n: number | null): string => (n === null ? 'no file yet' : String(n));
   lines.push(

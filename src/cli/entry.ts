@@ -47,6 +47,11 @@ const ROUTES: Record<string, Record<string, Verb>> = {
     list: { flags: [], bundle: 'main' },
     cancel: { flags: [], bundle: 'main' },
   },
+  service: {
+    install: { flags: ['kind', 'dry-run'], bundle: 'main' },
+    status: { flags: [], bundle: 'main' },
+    uninstall: { flags: [], bundle: 'main' },
+  },
 };
 
 /** Verbs that read a workspace's files, not the store: a bad verb is named before anything else. */
@@ -55,7 +60,7 @@ const NO_STORE: Record<string, Record<string, Verb>> = {
 };
 
 const SINGLE: Record<string, Verb> = {
-  dispatch: { flags: ['once', 'reminder-max-lateness-hours', 'command-max-lateness-hours'], bundle: 'main' },
+  dispatch: { flags: ['once', 'commands-only', 'reminder-max-lateness-hours', 'command-max-lateness-hours'], bundle: 'main' },
   doctor: { flags: [], bundle: 'main' },
   mcp: { flags: [], bundle: 'main' },
   wait: { flags: ['timeout'], bundle: 'main' },
@@ -68,7 +73,7 @@ function route(args: ParsedArgs): { verb: Verb; words: string; rest: string[] } 
   const single = Object.hasOwn(SINGLE, group) ? SINGLE[group] : undefined;
   if (single) return { verb: single, words: group, rest: args.positionals.slice(1) };
   const verbs = Object.hasOwn(ROUTES, group) ? ROUTES[group] : undefined;
-  if (!verbs) throw new InputError('command', `unknown command '${group}'; commands: remind, schedule, wake, dispatch, doctor, topic, mcp, wait, run, help`);
+  if (!verbs) throw new InputError('command', `unknown command '${group}'; commands: remind, schedule, wake, dispatch, doctor, service, topic, mcp, wait, run, help`);
   const names = Object.keys(verbs).join(', ');
   if (sub === undefined) throw new InputError('command', `'${group}' needs a verb: ${names}`);
   const verb = Object.hasOwn(verbs, sub) ? verbs[sub] : undefined;

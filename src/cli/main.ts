@@ -9,6 +9,7 @@ import * as cmd from './commands';
 import { exitFor, runVerb as runIn, type VerbCall, type VerbRun } from './context';
 import { startCli } from './entry';
 import type { Io } from './exits';
+import { serviceInstall, serviceStatus, serviceUninstall } from './service';
 import { topicVerify } from './topic';
 
 const RUNS: Record<string, VerbRun> = {
@@ -25,6 +26,9 @@ const RUNS: Record<string, VerbRun> = {
   'wake cancel': cmd.wakeCancel,
   dispatch: cmd.dispatch,
   doctor: cmd.doctor,
+  'service install': serviceInstall,
+  'service status': serviceStatus,
+  'service uninstall': serviceUninstall,
   mcp: agent.mcp,
   wait: agent.wait,
   run: agent.run,

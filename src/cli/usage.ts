@@ -12,8 +12,12 @@ Usage:
   life-thread schedule move ID (--when W | --cron EXPR) [--tz Z] [--timeout-minutes N]
   life-thread schedule run-now ID
   life-thread schedule log ID
-  life-thread dispatch --once [--reminder-max-lateness-hours H] [--command-max-lateness-hours H]
+  life-thread dispatch --once [--commands-only] [--reminder-max-lateness-hours H]
+                       [--command-max-lateness-hours H]
   life-thread doctor
+  life-thread service install [--kind systemd|launchd|cron] [--dry-run]
+  life-thread service status
+  life-thread service uninstall
   life-thread wake add --text T (--delay-seconds N | --at W | --on job.done --job-id ID | --on presence.online | --on scm.changed) [--thread T] [--cancel-token K]
                        [--landing URI|JSON]
                        [--allow-nested]
@@ -43,6 +47,16 @@ Notes:
   --timeout-minutes (1-60, default 2). Inside a command job (LIFE_THREAD_JOB set) adding a row
   needs --allow-nested. 'dispatch --once' runs one headless pass: due reminders are printed and
   due commands run; the VS Code extension is the long-running dispatcher.
+
+While VS Code is closed:
+  'service install' installs the operating system's own timer for this store (a systemd user timer,
+  a launchd agent on macOS, else a crontab line; --kind picks one, --dry-run prints what it would
+  write). Every minute it runs <store>/bin/life-thread dispatch --once --commands-only, which runs
+  due commands with the PATH recorded when they were added, writes <store>/timer.tick, appends its
+  output to <store>/logs/timer.log, and leaves reminders for the next VS Code window (saying once,
+  where notify-send or osascript exists, that one waits). 'service status' names the timer, its
+  last pass, the next due command and the runtime of the store's CLI; 'service uninstall' removes
+  exactly this store's timer and keeps every other crontab line.
 
 Wakes:
   A wake wakes the life thread (@life in VS Code) with a short pulse: after --delay-seconds

@@ -1,18 +1,19 @@
 /**
  * The lines that add `life-thread mcp` to the terminal agents' MCP clients (README "MCP and terminal
- * agents"; the palette's Copy MCP Server Config). The server is started through the shim the extension
- * keeps in the store (`<store>/bin/life-thread`: the bundled CLI on the extension host's own runtime),
- * and `--store` names the store, as the server has no default path (design §9 "MCP").
+ * agents"; the palette's Copy MCP Server Config). The server is started through the shim kept in the
+ * store (`<store>/bin/life-thread`: the CLI bundle copied into the store, on a system Node or VS Code's
+ * runtime), and `--store` names the store, as the server has no default path.
  */
+import { sh } from './shellQuote';
 
-/** The shim the extension writes for its terminals (src/host/scheduleFeature.ts). */
+/** The one CLI entry of a store (src/node/shim.ts writes it): terminals, MCP configs and the OS timer run it by this path. */
 export function shimPath(storeDir: string): string {
   return `${storeDir.replace(/\/+$/, '')}/bin/life-thread`;
 }
 
-/** A word for a POSIX shell, quoted only when it must be. */
-function sh(word: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+/** A command line that runs the store's CLI by its absolute path, for answers a terminal agent copies (it may have no life-thread on its PATH). */
+export function cliLine(storeDir: string, args: readonly string[]): string {
+  return [shimPath(storeDir), ...args].map(sh).join(' ');
 }
 
 /** A TOML basic string (the same escapes as JSON for what a path holds). */
@@ -51,7 +52,7 @@ export function mcpConfigText(storeDir: string): string {
     json,
     '',
     '# Without channels, be told when a wake fires by running in the background:',
-    `#   ${[command, 'wait', '<wake id>', '--store', storeDir].map(sh).join(' ')}`,
+    `#   ${cliLine(storeDir, ['wait', '<wake id>', '--store', storeDir])}`,
     '',
   ].join('\n');
 }

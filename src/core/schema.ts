@@ -110,12 +110,17 @@ export type ReminderRow = z.infer<typeof reminderRowSchema>;
 
 const timeoutMinutes = z.int().check(z.gte(1), z.lte(60));
 
+/** Longest `envPath` kept: a longer PATH is not recorded (the OS timer then runs the row with its own). */
+export const ENV_PATH_MAX = 32_768;
+
 export const commandRowSchema = z.strictObject({
   id: z.string().check(z.regex(/^c-[A-Za-z0-9_-]{1,40}$/)),
   command: text(1, COMMAND_MAX),
   cwd: text(1, 4096),
   timeoutMinutes,
   runningTimeoutMinutes: z.optional(timeoutMinutes),
+  /** The creating process's PATH: the OS timer, which starts with a bare environment, runs the row with it (README "Keep time while VS Code is closed"). */
+  envPath: z.optional(text(1, ENV_PATH_MAX)),
   ...baseRow,
 });
 export type CommandRow = z.infer<typeof commandRowSchema>;

@@ -31,6 +31,7 @@ import { ScheduleStore } from '../node/schedule';
 import { FeedFeature } from './feedFeature';
 import { registerWindowPresence } from './windowPresence';
 import { registerCopyMcpConfig } from './mcpConfig';
+import { TimerFeature } from './timerFeature';
 import { join } from 'node:path';
 
 /** What the extension exports to other extensions and to its own host tests. */
@@ -53,6 +54,7 @@ export interface LifeThreadApi {
   readonly continuity: Continuity;
   readonly wakes: WakeFeature;
   readonly feed: FeedFeature;
+  readonly timer: TimerFeature;
   /** Resolves when the dispatcher, the terminals' environment and the wake sources are running. */
   readonly ready: Promise<void>;
   /** What the webview's requests run (the panel's Approve, an anchor's click): the same function the webview bridge calls. */
@@ -108,6 +110,8 @@ export async function activate(context: vscode.ExtensionContext, registrar?: Reg
   stage('schedule');
   registerScheduleCommands(context, schedule);
   registerScheduleTools(context, schedule);
+  const timer = new TimerFeature(context, schedule, doctor, log);
+  timer.register();
   registerCopyMcpConfig(context, storeDir);
 
   // Features created after the views; the webview's requests reach them through here.
@@ -234,13 +238,13 @@ export async function activate(context: vscode.ExtensionContext, registrar?: Reg
   // Registration is done; the first pass, the terminals' environment and the wake sources start after
   // activate() returns, so the host is not held up. `ready` resolves when they run.
   stage('wakes');
-  const ready = Promise.all([settled, schedule.start(), wakes.start(), feed.refresh(), registerWindowPresence(context, storeDir, log)]).then(() => undefined);
+  const ready = Promise.all([settled, schedule.start().then(() => timer.refresh()), wakes.start(), feed.refresh(), registerWindowPresence(context, storeDir, log)]).then(() => undefined);
   ready.catch((err: unknown) => log.error(`start: ${String(err)}`));
 
   const activationMs = performance.now() - t0;
   stage('start');
   log.info(`main module loaded and wired in ${activationMs.toFixed(1)} ms (ms per stage: ${stages.join(', ')}); store ${storeDir}`);
-  return { activatedAt: Date.now(), activationMs, storeDir, model, doctor, panel, schedule, jobs, reminderTurns, afterTurn, lander, desk, continuity, wakes, feed, ready, webviewRequest: handle };
+  return { activatedAt: Date.now(), activationMs, storeDir, model, doctor, panel, schedule, jobs, reminderTurns, afterTurn, lander, desk, continuity, wakes, feed, timer, ready, webviewRequest: handle };
 }
 
 /** "Open in Chat" for a delivered reminder: a new @life chat shows it; without a model, a read-only document. */

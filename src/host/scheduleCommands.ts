@@ -128,7 +128,7 @@ export function registerScheduleCommands(context: vscode.ExtensionContext, featu
         if (!command) return undefined;
         const when = args?.when || args?.cron ? { when: args.when, cron: args.cron, now: new Date() } : await askWhen('command', 'Schedule Command (2/2): when?');
         if (!when) return undefined;
-        const added = await after(store.addCommand({ command, cwd, ...when, tz: ownerZone(), timeoutMinutes: args?.timeoutMinutes, owner: windowOwner() }));
+        const added = await after(store.addCommand({ command, cwd, envPath: process.env.PATH, ...when, tz: ownerZone(), timeoutMinutes: args?.timeoutMinutes, owner: windowOwner() }));
         void vscode.window.showInformationMessage(`Command ${added.row.id}: ${added.description}.`);
         return added.row;
       } catch (err) {

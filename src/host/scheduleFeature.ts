@@ -1,12 +1,16 @@
 import * as vscode from 'vscode';
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { rowView } from '../core/rowView';
 import type { ScheduleRow } from '../core/schema';
 import { describeInstant } from '../core/time/describe';
 import { validateZone } from '../core/time/zone';
 import type { ScheduleStore } from '../node/schedule';
-import { readPulse } from '../node/store/pulse';
+import { readPulse, TIMER_PULSE_FILE } from '../node/store/pulse';
+import { binDir, findRuntime, installShim, thisRuntime, type ShimInstall } from '../node/shim';
+import { recordStore, registryPath } from '../node/service/storeRegistry';
+import { timerCommandsLine, timerRemindersLine, type TimerHealth } from '../core/service/timerHealth';
+import type { TimerKind } from '../core/service/timerUnits';
+import { homedir } from 'node:os';
 import { Dispatcher, HEALTHY_WITHIN_MS } from './dispatcher';
 import type { Firer } from '../node/fire';
 import type { Doctor } from './doctor';
@@ -57,6 +61,12 @@ export class ScheduleFeature implements vscode.Disposable {
   private refreshTimer: NodeJS.Timeout | undefined;
   private rows: ScheduleRow[] = [];
   paused = false;
+  /** The OS timer's kind while it is installed (set by the timer feature, src/host/timerFeature.ts). */
+  timerKind: TimerKind | null = null;
+  /** The OS timer's health as last read, while it is installed. */
+  private timer: TimerHealth | null = null;
+  /** The store's CLI entry, written at start (README "The CLI"). */
+  cliReady: Promise<ShimInstall | Error> = Promise.resolve(new Error('not started'));
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -82,6 +92,7 @@ export class ScheduleFeature implements vscode.Disposable {
   }
 
   async start(): Promise<void> {
+    this.cliReady = this.installCli();
     await this.setUpTerminals();
     this.dispatcher.start();
     // The "in 5 min" words age; refresh the views while anything is shown.
@@ -96,6 +107,7 @@ export class ScheduleFeature implements vscode.Disposable {
     );
     this.statusItem.show();
     await this.refresh();
+    await this.cliReady;
   }
 
   health(now = new Date()): Health {
@@ -117,6 +129,8 @@ export class ScheduleFeature implements vscode.Disposable {
   async refresh(): Promise<void> {
     const now = new Date();
     let storeError: string | null = null;
+    const kind = this.timerKind;
+    this.timer = kind === null ? null : { kind, lastPassAt: await readPulse(this.storeDir, undefined, TIMER_PULSE_FILE).catch(() => null) };
     try {
       const [r, c] = await Promise.all([this.store.listReminders(), this.store.listCommands()]);
       this.rows = [...r.rows, ...c.rows];
@@ -129,6 +143,15 @@ export class ScheduleFeature implements vscode.Disposable {
     this.updateStatus(now);
   }
 
+  /**
+   * The health lines the status bar's tooltip and Doctor show: the dispatcher's, or — while the OS
+   * timer is installed — two, commands (the timer) and reminders (they need a window).
+   */
+  healthLines(now = new Date()): string[] {
+    const line = this.health(now).line;
+    return this.timer ? [timerCommandsLine(this.timer, now), timerRemindersLine(line)] : [line];
+  }
+
   private updateStatus(now: Date): void {
     const health = this.health(now);
     const next = this.rows.filter((r) => r.status === 'pending' && r.nextRunAt).map((r) => Date.parse(r.nextRunAt ?? ''));
@@ -136,18 +159,23 @@ export class ScheduleFeature implements vscode.Disposable {
     const words = earliest === null ? 'nothing scheduled' : `next ${describeInstant(new Date(earliest), ownerZone(), now).split(', ').pop() ?? ''}`;
     const tag = health.state === 'healthy' ? 'healthy' : health.state === 'stalled' || health.state === 'readonly' ? 'STALLED' : health.state;
     this.statusItem.text = `$(${health.state === 'healthy' ? 'clock' : health.state === 'paused' ? 'debug-pause' : 'warning'}) ${words} · ${tag}`;
-    this.statusItem.tooltip = new vscode.MarkdownString(`**Life Thread** — ${health.line}\n\n${earliest === null ? 'Nothing scheduled.' : `Next: ${describeInstant(new Date(earliest), ownerZone(), now)}`}`);
+    const lines = this.healthLines(now);
+    const head = lines.length === 1 ? `**Life Thread** — ${lines[0] ?? ''}` : `**Life Thread**\n\n${lines.map((l) => `- ${l}`).join('\n')}`;
+    this.statusItem.tooltip = new vscode.MarkdownString(`${head}\n\n${earliest === null ? 'Nothing scheduled.' : `Next: ${describeInstant(new Date(earliest), ownerZone(), now)}`}`);
     this.statusItem.backgroundColor = health.state === 'stalled' || health.state === 'readonly' ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
-    this.statusItem.accessibilityInformation = { label: `Life Thread: ${words}, ${tag}` };
+    this.statusItem.accessibilityInformation = { label: `Life Thread: ${words}, ${tag}${lines.length > 1 ? `; ${lines.join('; ')}` : ''}` };
   }
 
   private async doctorSection(): Promise<string> {
     const now = new Date();
     const pulse = await readPulse(this.storeDir).catch(() => null);
-    const lines = [
-      `- Dispatcher: **${this.health(now).line}**${pulse ? ` (pulse file ${describeInstant(pulse, ownerZone(), now)})` : ' (no pulse file yet)'}`,
-      `- Store directory: \`${this.storeDir}\``,
-    ];
+    const pulseWords = pulse ? ` (pulse file ${describeInstant(pulse, ownerZone(), now)})` : ' (no pulse file yet)';
+    const health = this.healthLines(now);
+    const lines =
+      health.length === 1
+        ? [`- Dispatcher: **${this.health(now).line}**${pulseWords}`]
+        : [`- ${health[0] ?? ''}`, `- ${health[1] ?? ''}${pulseWords}`];
+    lines.push(`- Store directory: \`${this.storeDir}\``);
     for (const table of [this.store.reminders, this.store.commands]) {
       try {
         const snap = await table.read();
@@ -165,22 +193,31 @@ export class ScheduleFeature implements vscode.Disposable {
     return lines.join('\n');
   }
 
-  /** Terminals get the store, the zone and a `life-thread` shim that runs the bundled CLI with this host's runtime. */
+  /** Terminals get the store, the zone and the store's `life-thread` on their PATH. */
   private async setUpTerminals(): Promise<void> {
     const env = this.context.environmentVariableCollection;
     env.description = 'Life Thread: the `life-thread` CLI and its store';
     env.replace('LIFE_THREAD_STORE', this.storeDir);
     env.replace('LIFE_THREAD_TZ', ownerZone());
+    env.prepend('PATH', `${binDir(this.storeDir)}:`);
+  }
+
+  /**
+   * The store's one CLI entry (src/node/shim.ts): this version's CLI bundle copied into the store and
+   * the shim pointing at it on a system Node, else this host's runtime — unless a newer Life Thread
+   * wrote it. Also records the store for the uninstall hook.
+   */
+  private async installCli(): Promise<ShimInstall | Error> {
+    const ext = this.context.extensionUri.fsPath;
     try {
-      const bin = join(this.storeDir, 'bin');
-      await mkdir(bin, { recursive: true });
-      const cli = vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'cli.js').fsPath;
-      const shim = `#!/bin/sh\n# Runs the Life Thread CLI with the extension host's own runtime (no separate Node needed).\nELECTRON_RUN_AS_NODE=1 exec ${sh(process.execPath)} ${sh(cli)} "$@"\n`;
-      await writeFile(join(bin, 'life-thread'), shim);
-      await chmod(join(bin, 'life-thread'), 0o755);
-      env.prepend('PATH', `${bin}:`);
+      const runtime = await findRuntime(process.env.PATH, thisRuntime('vscode'));
+      const r = await installShim({ storeDir: this.storeDir, bundleDir: join(ext, 'dist'), version: String(this.context.extension.packageJSON.version), runtime });
+      this.log.info(`life-thread CLI: ${r.reason}`);
+      await recordStore(registryPath(process.env, homedir()), this.storeDir, dirname(ext)).catch((err: unknown) => this.log.warn(`could not record the store for the uninstall hook: ${String(err)}`));
+      return r;
     } catch (err) {
-      this.log.warn(`could not write the life-thread shim: ${String(err)}`);
+      this.log.warn(`could not write the store's life-thread CLI: ${String(err)}`);
+      return err instanceof Error ? err : new Error(String(err));
     }
   }
 
@@ -188,10 +225,6 @@ export class ScheduleFeature implements vscode.Disposable {
     if (this.refreshTimer) clearInterval(this.refreshTimer);
     for (const d of this.disposables) d.dispose();
   }
-}
-
-function sh(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
 function byNext(a: ScheduleRow, b: ScheduleRow): number {

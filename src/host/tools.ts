@@ -30,6 +30,7 @@ function windowHost(f: ScheduleFeature): ScheduleToolHost {
     zone: () => ownerZone(),
     owner: windowOwner(),
     health: () => f.health(new Date()).line,
+    envPath: process.env.PATH,
     cwd: () => {
       const dir = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
       return dir ? { dir } : { missing: 'needs an open workspace folder: commands run from the workspace root' };

@@ -126,6 +126,8 @@ export interface PassRequest {
   limits?: { reminder: number; command: number };
   alive?: Liveness;
   folders?: readonly string[];
+  /** The OS timer's pass: command rows only (see ScheduleStore.pass). */
+  commandsOnly?: boolean;
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import { InputError, NUL_REASON } from '../core/errors';
 import { duePass, heartbeat, moveRow, nextWorkAt, recordFact, runNow, type ClaimedRun, type Holder, type Liveness, type PassResult } from '../core/dispatch';
-import { commandRowSchema, reminderRowSchema, TEXT_LIMITS, type CommandRow, type Fact, type Owner, type ReminderRow, type ScheduleRow } from '../core/schema';
+import { commandRowSchema, ENV_PATH_MAX, reminderRowSchema, TEXT_LIMITS, type CommandRow, type Fact, type Owner, type ReminderRow, type ScheduleRow } from '../core/schema';
 import { describeSchedule } from '../core/time/describe';
 import { parseWhen } from '../core/time/when';
 import { validateZone } from '../core/time/zone';
@@ -12,7 +12,7 @@ import type { FsSeam } from './fs-seam';
 import { newId, randomBase36 } from './ids';
 import { removeJobArtifacts } from './jobs';
 import { StoreError } from './store/errors';
-import { touchPulse } from './store/pulse';
+import { TIMER_PULSE_FILE, touchPulse } from './store/pulse';
 import { Table, type TableSnapshot } from './store/table';
 
 export const DEFAULT_TIMEOUT_MINUTES = 2;
@@ -109,7 +109,11 @@ export class ScheduleStore {
     return { row, description: parsed.description };
   }
 
-  async addCommand(input: TimeInput & { command: string; cwd: string; timeoutMinutes?: number; owner?: Owner }, names: FieldNames = {}): Promise<Described<CommandRow>> {
+  /**
+   * Adds a command row. `envPath` is the creating process's PATH (every caller passes its own, or
+   * undefined when it has none): the OS timer runs the row with it.
+   */
+  async addCommand(input: TimeInput & { command: string; cwd: string; envPath: string | undefined; timeoutMinutes?: number; owner?: Owner }, names: FieldNames = {}): Promise<Described<CommandRow>> {
     const command = checkText(input.command, names.command ?? 'command', TEXT_LIMITS.command);
     const timeoutMinutes = checkTimeout(input.timeoutMinutes ?? DEFAULT_TIMEOUT_MINUTES, names.timeoutMinutes ?? 'timeout_minutes');
     const tz = validateZone(input.tz, names.tz ?? 'tz');
@@ -124,6 +128,7 @@ export class ScheduleStore {
       status: 'pending',
       nextRunAt: parsed.nextRunAt.toISOString(),
       createdAt: input.now.toISOString(),
+      ...(input.envPath && input.envPath.length <= ENV_PATH_MAX ? { envPath: input.envPath } : {}),
       ...(input.owner ? { owner: input.owner } : {}),
     };
     await this.commands.append(row);
@@ -190,8 +195,20 @@ export class ScheduleStore {
     });
   }
 
-  /** One dispatcher pass over both tables: clean, settle dead runs, claim due rows. Touches the pulse. */
-  async pass(opts: { now: Date; holder: Holder; limits?: { reminder: number; command: number }; ownLiveTokens?: ReadonlySet<string>; alive?: Liveness; folders?: readonly string[] }): Promise<PassOutcome> {
+  /**
+   * One dispatcher pass over both tables: clean, settle dead runs, claim due rows. Touches the pulse.
+   * `commandsOnly` (the OS timer) leaves the reminders table alone — reminders are agent turns and
+   * wait for a window — and touches the timer's own pulse, not the windows'.
+   */
+  async pass(opts: {
+    now: Date;
+    holder: Holder;
+    limits?: { reminder: number; command: number };
+    ownLiveTokens?: ReadonlySet<string>;
+    alive?: Liveness;
+    folders?: readonly string[];
+    commandsOnly?: boolean;
+  }): Promise<PassOutcome> {
     const common = {
       now: opts.now,
       holder: opts.holder,
@@ -212,9 +229,9 @@ export class ScheduleStore {
         return err instanceof Error ? err : new Error(String(err));
       }
     };
-    const r = await run(this.reminders);
-    const c = await run(this.commands);
     const empty = <R extends ScheduleRow>(): PassResult<R> => ({ rows: [], claimed: [], missed: [], interrupted: [], cleaned: [], changed: false });
+    const r = opts.commandsOnly ? empty<ReminderRow>() : await run(this.reminders);
+    const c = await run(this.commands);
     const reminders = r instanceof Error ? empty<ReminderRow>() : r;
     const commands = c instanceof Error ? empty<CommandRow>() : c;
     const failure = r instanceof Error ? r : c instanceof Error ? c : undefined;
@@ -225,7 +242,7 @@ export class ScheduleStore {
       const t = Date.now();
       const last = this.lastPulse;
       if (!last || t - last.at >= PULSE_EVERY_MS || t < last.at || Math.abs(opts.now.getTime() - last.now) >= PULSE_EVERY_MS) {
-        await touchPulse(this.dir, this.fs, opts.now);
+        await touchPulse(this.dir, this.fs, opts.now, opts.commandsOnly ? TIMER_PULSE_FILE : undefined);
         this.lastPulse = { at: t, now: opts.now.getTime() };
       }
     } catch (err) {

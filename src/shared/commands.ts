@@ -14,6 +14,7 @@ export const COMMANDS = {
   openDesk: 'lifeThread.openDesk',
   setApiKey: 'lifeThread.setApiKey',
   copyMcpConfig: 'lifeThread.copyMcpConfig',
+  keepTimeWhileClosed: 'lifeThread.keepTimeWhileClosed',
 } as const;
 
 export const EXTENSION_ID = 'lifethread.life-thread';

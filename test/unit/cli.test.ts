@@ -586,6 +586,7 @@ describe('life-thread CLI', { concurrency: 2 }, () => {
       nextRuns: [],
       wakes: { total: 0, pending: 0, held: 0, delivering: 0, fired: 0, missed: 0, cancelled: 0, nextTimerAt: null },
       locks: { reminders: { state: 'free' }, 'schedule-commands': { state: 'free' }, wakes: { state: 'free' } },
+      timer: null,
     });
     assert.match(await ok(['doctor', '--store', dir, '--now', t0]), /^Dispatcher: STALLED: no pass recorded yet/);
 

@@ -15,6 +15,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { LoggingMessageNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { makeAnchor } from '../../src/core/codeAnchor';
+import { cliLine } from '../../src/core/mcpConfig';
 import { remindInputSchema, resolveAnchorInputSchema, scheduleInputSchema } from '../../src/core/toolInputs';
 import { wakeInputSchema } from '../../src/core/wake/contract';
 import { reminderRowSchema } from '../../src/core/schema';
@@ -148,8 +149,9 @@ describe('life-thread mcp', { concurrency: 2 }, () => {
 
       const cmd = await call(s, 'lifethread_schedule', { action: 'add_command', command: 'echo hi', when: 'in 1 hour', timeout_minutes: 3 });
       assert.equal(cmd.isError, false, cmd.text);
-      const c = jsonTail(cmd.text) as { cwd: string; timeoutMinutes: number; owner: { kind: string } };
+      const c = jsonTail(cmd.text) as { cwd: string; timeoutMinutes: number; owner: { kind: string }; envPath?: string };
       assert.deepEqual([c.cwd, c.timeoutMinutes, c.owner.kind], [cwd, 3, 'mcp'], 'a command runs in the server’s working directory');
+      assert.equal(c.envPath, baseEnv().PATH, 'and records the server’s PATH, which the OS timer runs it with');
 
       const removed = await call(s, 'lifethread_remind', { action: 'remove', id: row.id });
       assert.match(removed.text, new RegExp(`^Removed reminder ${row.id}\\.`));
@@ -196,7 +198,9 @@ describe('life-thread mcp', { concurrency: 2 }, () => {
       const r = await call(s, 'lifethread_sendToLifeThread', { text: 'WAKE-2S look at the build', delay_seconds: 2 });
       assert.equal(r.isError, false, r.text);
       const row = wakeRowSchema.parse(jsonTail(r.text));
-      assert.match(r.text, new RegExp(`run \`life-thread wait ${row.id}\` as a background command`));
+      // By the store's CLI entry and with its store: the agent's terminal may have neither on its PATH or in its environment.
+      assert.ok(r.text.includes(`run \`${cliLine(store, ['wait', row.id, '--store', store])}\` as a background command`), r.text);
+      assert.match(r.text, new RegExp(`/bin/life-thread'? wait ${row.id} --store `));
       assert.deepEqual({ kind: row.owner?.kind, client: row.owner?.client, cwd: row.owner?.cwd }, { kind: 'mcp', client: 'lt-test-client', cwd: store });
       const waited = await waitFor(store, [row.id]);
       assert.equal(waited.code, 0, waited.stderr);

@@ -290,7 +290,7 @@ describe('fireCommandRow', () => {
   const holder = { pid: process.pid, window: 'test' };
 
   async function claimed(store: ScheduleStore, command: string, cwd: string, timeoutMinutes = 1): Promise<{ row: CommandRow; run: ClaimedRun }> {
-    const added = await store.addCommand({ command, cwd, when: 'in 1 minute', tz: 'UTC', now, timeoutMinutes });
+    const added = await store.addCommand({ command, cwd, envPath: undefined, when: 'in 1 minute', tz: 'UTC', now, timeoutMinutes });
     const pass = await store.pass({ now: new Date(now.getTime() + 61_000), holder });
     const run = pass.commands.claimed.find((c) => c.id === added.row.id);
     assert.ok(run, 'claimed');

@@ -39,7 +39,7 @@ function storeWith(rows: readonly ReminderRow[]): string {
 }
 
 function host(dir: string): ScheduleToolHost {
-  return { store: new ScheduleStore({ dir }), now: () => NOW, zone: () => 'Europe/Berlin', health: () => 'Dispatcher healthy', cwd: () => ({ dir }) };
+  return { store: new ScheduleStore({ dir }), now: () => NOW, zone: () => 'Europe/Berlin', health: () => 'Dispatcher healthy', cwd: () => ({ dir }), envPath: undefined };
 }
 
 /** The rows a list answer ends with, and its next_cursor. */
@@ -111,7 +111,7 @@ describe('tool lists in pages', () => {
     const h = host(dir);
     await rejectsField(remindTool({ action: 'list', cursor: 'not a cursor!' }, h), 'cursor', /is not a cursor this tool gave/);
     await rejectsField(remindTool({ action: 'list', cursor: Buffer.from('{"k":"reminders"}').toString('base64url') }, h), 'cursor');
-    await h.store.addCommand({ command: 'true', cwd: dir, when: 'in 1 hour', tz: 'UTC', now: NOW });
+    await h.store.addCommand({ command: 'true', cwd: dir, envPath: undefined, when: 'in 1 hour', tz: 'UTC', now: NOW });
     const first = pageOfAnswer(await remindTool({ action: 'list', limit: 5 }, h));
     await rejectsField(scheduleTool({ action: 'list', ...(first.next ? { cursor: first.next } : {}) }, h), 'cursor', /another list \(reminders\)/);
     for (const bad of [0, 501, 2.5, '5', -1]) await rejectsField(remindTool({ action: 'list', limit: bad }, h), 'limit', /whole number from 1 to 500/);
@@ -120,7 +120,7 @@ describe('tool lists in pages', () => {
   it('schedule log pages the last run’s log: each answer within 20,000 characters, the pages together the whole log', async () => {
     const dir = stores.freshStore();
     const h = host(dir);
-    const added = await h.store.addCommand({ command: 'make test', cwd: dir, when: 'in 1 hour', tz: 'UTC', now: NOW });
+    const added = await h.store.addCommand({ command: 'make test', cwd: dir, envPath: undefined, when: 'in 1 hour', tz: 'UTC', now: NOW });
     const id = added.row.id;
     const lines: string[] = [];
     for (let i = 0; lines.join('\n').length < 30_500; i++) lines.push(`line ${i}: "quoted" \\ back-slashed and ünïcödé 🎉`);
@@ -141,7 +141,7 @@ describe('tool lists in pages', () => {
     } while (cursor !== undefined && pages < 20);
     assert.equal(whole, log);
     assert.ok(pages >= 2);
-    const other = (await h.store.addCommand({ command: 'make lint', cwd: dir, when: 'in 2 hours', tz: 'UTC', now: NOW })).row.id;
+    const other = (await h.store.addCommand({ command: 'make lint', cwd: dir, envPath: undefined, when: 'in 2 hours', tz: 'UTC', now: NOW })).row.id;
     await rejectsField(scheduleTool({ action: 'log', id: other, cursor: pageCursorOf(await scheduleTool({ action: 'log', id }, h)) }, h), 'cursor', /log of c-/);
   });
 });

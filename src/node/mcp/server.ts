@@ -33,6 +33,7 @@ import {
 import { ownerOf, type Holder } from '../../core/claim';
 import { InputError } from '../../core/errors';
 import { isInsideFolders } from '../../core/landing';
+import { cliLine } from '../../core/mcpConfig';
 import type { Owner } from '../../core/schema';
 import { renderPulse } from '../../core/wake/pulse';
 import { pulseEventOutside } from '../pulseOutside';
@@ -177,6 +178,7 @@ export async function serveMcp(opts: McpServeOptions): Promise<void> {
       now: () => new Date(),
       zone: () => opts.tz,
       health: () => pulseHealthLine(opts.storeDir, new Date()),
+      envPath: process.env.PATH,
       cwd: () => ({ dir: opts.cwd }),
     },
     wake: {
@@ -200,7 +202,7 @@ export async function serveMcp(opts: McpServeOptions): Promise<void> {
       note: (row) =>
         channel()
           ? ' It comes back into this session as a channel event.'
-          : ` To be told here when it fires, run \`life-thread wait ${row.id}\` as a background command (it prints the pulse); without one it goes to @life in a VS Code window of this folder.`,
+          : ` To be told here when it fires, run \`${cliLine(opts.storeDir, ['wait', row.id, '--store', opts.storeDir])}\` as a background command (it prints the pulse); without one it goes to @life in a VS Code window of this folder.`,
     },
     anchor: {
       resolve: (anchor) => resolveAnchorOnDisk(anchor, [opts.cwd]),

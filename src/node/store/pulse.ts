@@ -7,10 +7,12 @@ import { nodeFs, type FsSeam } from '../fs-seam';
 import { errCode, ioError } from './errors';
 
 export const PULSE_FILE = 'reminders.tick';
+/** The OS timer's own pulse (`dispatch --once --commands-only`): it runs commands only, so it never touches the windows'. */
+export const TIMER_PULSE_FILE = 'timer.tick';
 
-/** Records a dispatcher pass: `reminders.tick` holds the ISO time and gets a fresh mtime. */
-export async function touchPulse(dir: string, fs: FsSeam = nodeFs, now: Date = new Date()): Promise<void> {
-  const file = path.join(dir, PULSE_FILE);
+/** Records a dispatcher pass: `reminders.tick` (or the timer's `timer.tick`) holds the ISO time and gets a fresh mtime. */
+export async function touchPulse(dir: string, fs: FsSeam = nodeFs, now: Date = new Date(), name: string = PULSE_FILE): Promise<void> {
+  const file = path.join(dir, name);
   try {
     await fs.mkdir(dir);
     await fs.writeFile(file, `${now.toISOString()}\n`);
@@ -20,8 +22,8 @@ export async function touchPulse(dir: string, fs: FsSeam = nodeFs, now: Date = n
 }
 
 /** The last pass: the time written in the pulse file, else its mtime; null when there is none. */
-export async function readPulse(dir: string, fs: FsSeam = nodeFs): Promise<Date | null> {
-  const file = path.join(dir, PULSE_FILE);
+export async function readPulse(dir: string, fs: FsSeam = nodeFs, name: string = PULSE_FILE): Promise<Date | null> {
+  const file = path.join(dir, name);
   let mtime: Date;
   try {
     mtime = (await fs.stat(file)).mtime;

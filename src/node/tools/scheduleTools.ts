@@ -23,6 +23,8 @@ export interface ScheduleToolHost {
   health(): Promise<string> | string;
   /** Recorded on the rows this call adds. */
   owner?: Owner;
+  /** The PATH of the process the call runs in, recorded on command rows (the OS timer runs them with it). */
+  envPath: string | undefined;
   /** The working directory of command rows, or why there is none. */
   cwd(): { dir: string } | { missing: string };
   /** Before a read: let a pass in flight finish, so the answer shows its facts. */
@@ -113,7 +115,7 @@ export async function scheduleTool(input: unknown, host: ScheduleToolHost): Prom
       const cwd = host.cwd();
       if ('missing' in cwd) throw new InputError('command', cwd.missing);
       if (!i.when && !i.cron) throw new InputError('when', "is required (or cron): e.g. 'in 10 minutes', 'every 30m', 'every day at 02:00'");
-      const added = await store.addCommand({ command, cwd: cwd.dir, when: i.when, cron: i.cron, tz: zoneOf(i, host), now, timeoutMinutes, ...(host.owner ? { owner: host.owner } : {}) });
+      const added = await store.addCommand({ command, cwd: cwd.dir, envPath: host.envPath, when: i.when, cron: i.cron, tz: zoneOf(i, host), now, timeoutMinutes, ...(host.owner ? { owner: host.owner } : {}) });
       await host.changed?.();
       return [
         `Command ${added.row.id} scheduled: ${added.description} (zone ${added.row.tz}; next run ${added.row.nextRunAt ?? '—'} UTC; timeout ${added.row.timeoutMinutes} min). ${await host.health()}.`,
