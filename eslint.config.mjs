@@ -1,10 +1,10 @@
-// Lint: typescript-eslint's recommended rules plus the layer rules of design §7.
+// Lint: typescript-eslint's recommended rules plus the layer rules of docs/architecture.md ("Layers").
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-const noVscode = { name: 'vscode', message: 'Only src/host may import vscode at run time (design §7).' };
+const noVscode = { name: 'vscode', message: 'Only src/host may import vscode at run time (docs/architecture.md, "Layers").' };
 const nodeIo = ['fs', 'fs/promises', 'node:fs', 'node:fs/promises', 'child_process', 'node:child_process', 'net', 'node:net', 'http', 'node:http', 'https', 'node:https']
-  .map((name) => ({ name, message: 'src/core is pure: no I/O (design §7). Put adapters in src/node.' }));
+  .map((name) => ({ name, message: 'src/core is pure: no I/O (docs/architecture.md, "Layers"). Put adapters in src/node.' }));
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'out/**', '.tools/**', 'test-results/**', '.vscode-test/**', 'demo/**'] },
@@ -26,7 +26,13 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/node/**/*.ts', 'src/cli/**/*.ts'],
+    files: ['src/node/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', { paths: [noVscode], patterns: [{ group: ['**/host/**'], message: 'Only src/host may depend on src/host.' }, { group: ['**/cli/**'], message: 'src/cli is a front end over src/node: the adapters may not depend on it.' }] }],
+    },
+  },
+  {
+    files: ['src/cli/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': ['error', { paths: [noVscode], patterns: [{ group: ['**/host/**'], message: 'Only src/host may depend on src/host.' }] }],
     },
@@ -40,7 +46,7 @@ export default tseslint.config(
   {
     files: ['webview/**/*.ts'],
     rules: {
-      '@typescript-eslint/no-restricted-imports': ['error', { paths: [noVscode], patterns: [{ group: ['**/src/core/**', '**/src/node/**', '**/src/host/**', '**/src/cli/**', 'node:*'], message: 'webview/ imports only src/shared (design §7).' }] }],
+      '@typescript-eslint/no-restricted-imports': ['error', { paths: [noVscode], patterns: [{ group: ['**/src/core/**', '**/src/node/**', '**/src/host/**', '**/src/cli/**', 'node:*'], message: 'webview/ imports only src/shared (docs/architecture.md, "Layers").' }] }],
     },
   },
   {

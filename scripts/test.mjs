@@ -77,6 +77,8 @@ if (want('static')) {
   await step('type-check webview', 'npx', ['tsc', '-p', 'webview']);
   await step('type-check test tools', 'npx', ['tsc', '-p', 'test']);
   await step('lint', 'npx', ['eslint', '--max-warnings', '0', '.']);
+  await step('import cycles', 'node', ['scripts/import-cycles.mjs']);
+  await step('unused code (knip --production)', 'npx', ['knip', '--production']);
 }
 if (want('unit')) {
   const unit = files(join(root, 'out', 'test', 'unit'), /\.test\.js$/).map((f) => relative(root, f));

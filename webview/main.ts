@@ -291,6 +291,12 @@ function renderDesk(state: ViewState): HTMLElement {
   return section;
 }
 
+const ZONE_SOURCE: Record<ViewState['tzSource'], string> = {
+  setting: 'lifeThread.timeZone',
+  ui: "your UI's zone",
+  host: "the extension host's zone: no view has reported yours yet",
+};
+
 function render(state: ViewState): void {
   if (!root) return;
   root.replaceChildren();
@@ -328,7 +334,7 @@ function render(state: ViewState): void {
   root.append(renderDesk(state));
   if (state.wakes.length) root.append(renderSection('Pending wakes', state.wakes, () => el('div')));
   if (state.feed.length) root.append(renderFeed(state.feed));
-  const footer = el('div', 'footer', `Times in ${state.tz}`);
+  const footer = el('div', 'footer', `Times in ${state.tz} (${ZONE_SOURCE[state.tzSource]})`);
   root.append(footer);
 }
 
@@ -347,3 +353,13 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
 });
 
 vscode.postMessage({ type: 'ready' });
+
+/** The UI's zone, told to the host whenever this view shows: the owner's zone when no setting names one. */
+function reportZone(): void {
+  const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  if (typeof timeZone === 'string' && timeZone !== '') request('reportZone', { timeZone: timeZone.slice(0, 64) });
+}
+reportZone();
+document.addEventListener('visibilitychange', () => {
+  if (document.visibilityState === 'visible') reportZone();
+});

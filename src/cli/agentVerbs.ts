@@ -1,5 +1,5 @@
 /**
- * The verbs for agents in a terminal (design §8 "More CLI verbs", §9 "CLI additions", "MCP"):
+ * The verbs for agents in a terminal (README "MCP and terminal agents"):
  * `mcp` (the stdio MCP server, loaded from its own bundle), `wait <wake id> [--timeout S]` and
  * `run [--wake TEXT] -- <command…>`.
  */
@@ -7,21 +7,26 @@ import { setMaxListeners } from 'node:events';
 import * as path from 'node:path';
 import { ownerOf } from '../core/claim';
 import { InputError, NUL_REASON } from '../core/errors';
-import { renderPulse } from '../core/wake/pulse';
+import { jobStatus } from '../core/wake/jobStatus';
+import { renderPulse, type PulseEvent, type PulseJob } from '../core/wake/pulse';
 import { pulseEventOutside } from '../node/pulseOutside';
-import { isRunJob, wakeIdSchema, type WakeRow } from '../core/wake/row';
+import { wakeIdSchema, type WakeRow } from '../core/wake/row';
+import { RUN_HEARTBEAT_MS, runWatcherGone } from '../core/wake/runWatch';
 import { parseWakeInput } from '../core/wake/contract';
+import type { LandingRef } from '../core/landing';
 import { newId } from '../node/ids';
 import { cliHolder, processLiveness } from '../node/liveness';
 import { runTerminalJob, triggerJobWakes } from '../node/terminalJob';
-import { WakeCourier } from '../node/wakeCourier';
+import { WakeLoop } from '../node/wakeLoop';
+import { rederiveCommandWakes } from '../node/commandWakes';
 import { WakeStore } from '../node/wakes';
+import { zoneOutsideWindow } from '../node/ownerFile';
 import { version } from '../../package.json';
 import { has, lockWaitFromEnv, parseTimeoutMinutes, valueOf } from './args';
 import type { Context } from './context';
 import { ExitError } from './exits';
 
-/** `wait` gave up after --timeout (design §8: exit 4 means "timed out waiting"). */
+/** `wait` gave up after --timeout (exit 4, so a caller tells "timed out waiting" from an error). */
 export class TimedOut extends ExitError {
   constructor(message: string) {
     super('timeout', message, 4);
@@ -48,7 +53,7 @@ export async function mcp(ctx: Context): Promise<void> {
   await server.serveMcp({
     storeDir: ctx.storeDir,
     cwd: ctx.cwd,
-    tz: ctx.tz,
+    zone: () => zoneOutsideWindow(ctx.storeDir, valueOf(ctx.args, 'tz'), ctx.env.LIFE_THREAD_TZ),
     version,
     lockWaitMs: lockWaitFromEnv(ctx.env),
     log: (line) => process.stderr.write(`life-thread mcp: ${line}\n`),
@@ -58,20 +63,38 @@ export async function mcp(ctx: Context): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 // wait
 
-/** `wait --json` (design §9): the wake's own text and the pulse's block as JSON. */
-export function pulseJson(row: WakeRow): Record<string, unknown> {
-  const e = pulseEventOutside(row);
+/** A job as `wait --json` gives it: the pulse's job line as JSON. */
+function jobJson(job: PulseJob, fallbackId: string | undefined): Record<string, unknown> {
+  return { id: job.id ?? fallbackId ?? null, status: job.status, exit_code: job.exitCode ?? null, ...(job.timedOut === true ? { timed_out: true } : {}) };
+}
+
+/**
+ * `wait --json` (README "MCP and terminal agents" shows it): the wake's own text and the pulse's block as JSON, with the keys the text
+ * pulse has; a coalesced pulse's further wakes are `also_wake: [{ wake, text, job }]`.
+ */
+export function pulseJson(row: WakeRow, e: PulseEvent = pulseEventOutside(row)): Record<string, unknown> {
+  const also = e.alsoWakes ?? [];
   return {
     text: row.text ?? JSON.stringify(row.payload ?? null),
     life_wake: {
-      wake: row.id,
+      wake: e.wakeIds && e.wakeIds.length > 1 ? [...e.wakeIds] : row.id,
       reason: e.reason ?? row.when,
-      job: e.job ? { id: e.job.id ?? row.jobId ?? null, status: e.job.status, exit_code: e.job.exitCode ?? null } : null,
+      job: e.job ? jobJson(e.job, row.jobId) : null,
       summary: e.summary ?? null,
-      landing: e.landing ? { ...e.landing, ...(e.landingStep ? { step: e.landingStep } : {}) } : null,
+      landing: e.landing ? { ...withoutEvidence(e.landing), ...(e.landingStep ? { step: e.landingStep } : {}) } : null,
+      ...(e.landing?.kind === 'code_anchor' && e.landing.evidence !== undefined ? { evidence: e.landing.evidence } : {}),
       desk: e.desk ?? null,
+      ...(e.redelivered ? { redelivered: true } : {}),
+      ...(also.length > 0 ? { also_wake: also.map((a) => ({ wake: a.id, text: a.text, job: a.job ? jobJson(a.job, undefined) : null })) } : {}),
     },
   };
+}
+
+/** A landing without the evidence a code anchor carries: `wait --json` gives it its own key, as the text pulse its own line. */
+function withoutEvidence(l: LandingRef): LandingRef {
+  if (l.kind !== 'code_anchor' || l.evidence === undefined) return l;
+  const { evidence: _e, ...rest } = l;
+  return rest;
 }
 
 function parseTimeoutSeconds(raw: string | undefined): number | undefined {
@@ -84,7 +107,8 @@ function parseTimeoutSeconds(raw: string | undefined): number | undefined {
 /**
  * Blocks until the wake fires and prints its pulse. A wake set outside a window (CLI, MCP) is
  * claimed and delivered by this process when it comes due (`via: wait`); one a window delivers is
- * printed once it fired there.
+ * printed once it fired there. A pulse this process printed is recorded before it exits 0, even past
+ * `--timeout`; one a waiter printed and died before recording comes again marked `redelivered`.
  */
 export async function wait(ctx: Context): Promise<void> {
   const [raw, extra] = ctx.rest;
@@ -98,25 +122,30 @@ export async function wait(ctx: Context): Promise<void> {
 
   const holder = cliHolder();
   let printed = false;
+  let timer: NodeJS.Timeout | undefined;
   const print = (row: WakeRow): void => {
     if (printed) return;
     printed = true;
+    // Printed: the timeout no longer counts; this process records the delivery before it exits 0.
+    if (timer) clearTimeout(timer);
     ctx.out(ctx.json ? `${JSON.stringify(pulseJson(row))}\n` : `${renderPulse(row, pulseEventOutside(row))}\n`);
   };
   return new Promise<void>((resolve, reject) => {
-    let timer: NodeJS.Timeout | undefined;
     const finish = (err?: Error): void => {
       if (timer) clearTimeout(timer);
       courier.stop();
       if (err) reject(err);
       else resolve();
     };
-    const courier = new WakeCourier({
+    const courier = new WakeLoop({
       store,
       holder,
       // A window's wake is the window's to deliver; this process prints it once it fired.
       claimable: (r) => r.id === id && r.owner?.kind !== 'window',
-      deliver: async (claims) => {
+      // This process prints: it reaches its receiver whenever the wake may go.
+      reachable: () => true,
+      watchStore: true,
+      deliver: async ({ claims }) => {
         const mine = claims.find((c) => c.id === id);
         if (mine) print(mine.row);
         return { fact: { delivered: true, via: 'wait' } };
@@ -132,11 +161,16 @@ export async function wait(ctx: Context): Promise<void> {
           return finish(new InputError('id', `wake ${id} was ${row.status}${row.status === 'missed' ? ' (past the catch-up limit)' : ''}; it will not fire`));
         }
         // The `life-thread run` that watched its job is gone before the job ended: the wake fires as lost.
-        if (row.status === 'pending' && row.when === 'job.done' && isRunJob(row.jobId) && row.owner?.kind === 'cli' && processLiveness(row.owner) === false) {
-          const lost = await store.claimTriggered((r) => r.id === id && r.status === 'pending', { jobStatus: 'lost', exitCode: null, summary: `the life-thread run watching ${row.jobId ?? 'the job'} stopped before the job ended` }, { now: new Date(), holder });
+        const now = new Date();
+        const gone = runWatcherGone(row, now, processLiveness);
+        if (gone !== undefined) {
+          const lost = await store.claimTriggered((r) => r.id === id && r.status === 'pending', { jobStatus: jobStatus({ lost: true }), exitCode: null, summary: gone }, { now, holder });
           await store.hold(lost, 'unreachable');
         }
       },
+      unrecorded: (_claims, err) => finish(err instanceof Error ? err : new Error(String(err))),
+      // A command row's run that ended with no trigger written (its runner died between the two writes).
+      rederive: (rows) => rederiveCommandWakes(store, rows, () => ctx.store.listCommands(), holder),
       // A pass that failed (the lock busy, a table being replaced) is retried; with --json the notice is JSON too.
       onError: (err) => {
         const reason = err instanceof Error ? err.message : String(err);
@@ -146,7 +180,7 @@ export async function wait(ctx: Context): Promise<void> {
     if (timeoutS !== undefined) {
       timer = setTimeout(() => finish(new TimedOut(`wake ${id} did not fire within ${timeoutS} s`)), timeoutS * 1000);
     }
-    courier.start();
+    void courier.start();
   });
 }
 
@@ -169,7 +203,7 @@ export async function run(ctx: Context): Promise<number> {
   const minutes = rawTimeout === undefined ? RUN_TIMEOUT_DEFAULT_MINUTES : parseTimeoutMinutes(rawTimeout);
   const jobId = newId('j');
   const store = wakeStore(ctx);
-  // Life Thread's own errors come before the start (design §9 "CLI additions"): a wakes table this
+  // Life Thread's own errors come before the start: a wakes table this
   // process cannot read or write (corrupt, newer schema) exits 3 here, not after the command ran.
   await store.list();
   const wakeText = valueOf(ctx.args, 'wake');
@@ -181,7 +215,8 @@ export async function run(ctx: Context): Promise<number> {
     }
     const parsed = parseWakeInput({ text: wakeText, when: 'job.done', job_id: jobId }, { now: ctx.clock(), tz: ctx.tz, fieldNames: { text: 'wake' } });
     if (parsed.kind !== 'wake') throw new InputError('wake', 'is missing: give the text you want to read when the job ends');
-    const row = await store.add(parsed, { now: ctx.clock(), owner: ownerOf(cliHolder(), { kind: 'cli', cwd: ctx.cwd }), jobStartedAt: ctx.clock() });
+    // The heartbeat runs on the real clock whatever --now says: a waiter compares it with its own.
+    const row = await store.add(parsed, { now: ctx.clock(), owner: ownerOf(cliHolder(), { kind: 'cli', cwd: ctx.cwd }), jobStartedAt: ctx.clock(), watchedAt: new Date() });
     wakeId = row.id;
   }
   process.stderr.write(ctx.json ? `${JSON.stringify({ jobId, wakeId })}\n` : `life-thread: job ${jobId}${wakeId ? ` (wake ${wakeId})` : ''}\n`);
@@ -191,6 +226,10 @@ export async function run(ctx: Context): Promise<number> {
   setMaxListeners(0, abort.signal);
   const onSignal = (sig: NodeJS.Signals): void => abort.abort(new Error(`life-thread run was stopped by ${sig}`));
   for (const sig of STOP_SIGNALS) process.on(sig, onSignal);
+  // A waiter that cannot see this pid (another PID namespace or host) judges this run by the heartbeat.
+  const watched = new Set(wakeId === null ? [] : [wakeId]);
+  const beat = setInterval(() => void store.refreshWatched(watched, new Date()).catch(() => undefined), RUN_HEARTBEAT_MS);
+  beat.unref();
   try {
     const end = await runTerminalJob({
       storeDir: ctx.storeDir,
@@ -211,6 +250,7 @@ export async function run(ctx: Context): Promise<number> {
     });
     return end.exitCode;
   } finally {
+    clearInterval(beat);
     for (const sig of STOP_SIGNALS) process.off(sig, onSignal);
   }
 }

@@ -1,14 +1,17 @@
 /**
- * The CLI's verbs over the shared store (design §8 "CLI"). Each verb prints either plain lines that
+ * The CLI's verbs over the shared store (README "The CLI"). Each verb prints either plain lines that
  * name the zone or, with --json, only JSON on stdout.
  */
+import { dispatcherHealth } from '../core/health';
 import { setMaxListeners } from 'node:events';
 import { InputError } from '../core/errors';
+import { isCommandId } from '../core/ids';
 import type { ClaimedRun } from '../core/dispatch';
 import { SCHEMA_VERSION, type ScheduleRow } from '../core/schema';
 import { describeInstant, describeSchedule } from '../core/time/describe';
 import { nextRunAfter } from '../core/time/runs';
-import { readLog, fireCommandRow, removeJobArtifacts } from '../node/jobs';
+import { readLog, removeJobArtifacts } from '../node/jobLog';
+import { fireCommandRow } from '../node/jobs';
 import { DEFAULT_LIMITS, PassError, type PassOutcome } from '../node/schedule';
 import { dispatchOnce, type Firer, type FiredOutcome } from '../node/fire';
 import { noticeWaitingReminders, type NoticeOutcome } from '../node/reminderNotice';
@@ -20,17 +23,13 @@ import { findInstalled } from '../node/service/osTimer';
 import { realSystem } from '../node/service/system';
 import { timerCommandsLine, timerRemindersLine } from '../core/service/timerHealth';
 import { WakeStore } from '../node/wakes';
-import { CLI_WAKE_FIELDS, DELAY_MAX_SECONDS, parseWakeInput } from '../core/wake/contract';
-import { describeWake, nextDueAt, type WakeRow } from '../core/wake/row';
-import { ownerOf } from '../core/claim';
-import { landingFromInput } from '../node/landingInput';
+import { commandWakeHook } from '../node/commandWakes';
+import { nextDueAt, type WakeRow } from '../core/wake/row';
 import { has, lockWaitFromEnv, parseHours, parseTimeoutMinutes, valueOf } from './args';
-import { CLI_FIELDS, emitJson, nestedGuard, noPositionals, timeFlags, zone, type Context } from './context';
+import { CLI_FIELDS, emitJson, noPositionals, timeFlags, zone, type Context } from './context';
 import { ExitError } from './exits';
 import { factSummary, isCommandRow, rowLine, scheduleWords } from './format';
 
-/** A pass counts as alive for this long (design §8: healthy = a pass within the last 120 s). */
-export const HEALTHY_WITHIN_MS = 120_000;
 const DOCTOR_NEXT_RUNS = 10;
 
 function oneId(ctx: Context): string {
@@ -66,6 +65,7 @@ export async function scheduleList(ctx: Context): Promise<void> {
 }
 
 async function removeRow(ctx: Context, id: string): Promise<void> {
+  triggersCommandWakes(ctx);
   const removed = await ctx.store.remove(id, CLI_FIELDS);
   let leftover = '';
   if (isCommandRow(removed)) {
@@ -115,7 +115,7 @@ export async function scheduleRunNow(ctx: Context): Promise<void> {
 export async function scheduleLog(ctx: Context): Promise<void> {
   const id = oneId(ctx);
   if (id.startsWith('r-')) throw new InputError('id', `'${id}' is a reminder; only command rows (c-…) have a run log`);
-  if (!/^c-[A-Za-z0-9_-]{1,40}$/.test(id)) throw new InputError('id', `'${id}' is not a command id (c-…)`);
+  if (!isCommandId(id)) throw new InputError('id', `'${id}' is not a command id (c-…)`);
   const row = await ctx.store.get(id);
   const log = await readLog(ctx.storeDir, id);
   if (!row && log === null) throw new InputError('id', `no command with id ${id}`);
@@ -142,7 +142,7 @@ export class Stopped extends ExitError {
   }
 }
 
-/** One line of `dispatch --once --json` (design §8). */
+/** One line of `dispatch --once --json`. */
 function entryOf(o: FiredOutcome): Record<string, unknown> {
   return {
     id: o.id,
@@ -175,6 +175,7 @@ export async function dispatch(ctx: Context): Promise<void> {
   };
   const commandsOnly = has(ctx.args, 'commands-only');
   const passAt = ctx.clock();
+  triggersCommandWakes(ctx);
   if (commandsOnly) await trimTimerLog(ctx.storeDir);
   // Jobs run in their own process groups, so a terminal's Ctrl-C would not reach them: stop them and record why.
   const abort = new AbortController();
@@ -324,7 +325,7 @@ export async function doctor(ctx: Context): Promise<void> {
   noPositionals(ctx);
   const now = ctx.clock();
   const lastPass = await readPulse(ctx.storeDir);
-  const healthy = lastPass !== null && now.getTime() - lastPass.getTime() <= HEALTHY_WITHIN_MS;
+  const { healthy } = dispatcherHealth({ lastPassAt: lastPass }, now);
   const reminders = await ctx.store.reminders.read();
   const commands = await ctx.store.commands.read();
   const wakeTable = wakeStore(ctx).table;
@@ -414,8 +415,6 @@ export async function doctor(ctx: Context): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 // wake add | list | cancel (fired by the extension, which starts a chat turn, or by `wait` / `mcp`: ./agentVerbs.ts)
 
-/** Life Thread's own links from a terminal: desktop VS Code's scheme and code-server's. */
-const CLI_URI_SCHEMES = ['vscode', 'vscode-insiders', 'code-oss'];
 
 /** A table's lock as doctor shows it: free, held by a live process, or abandoned by one that is gone. */
 interface LockView {
@@ -427,74 +426,13 @@ function lockView(l: Awaited<ReturnType<typeof lockState>>): LockView {
   return l.holder && l.state !== 'free' ? { state: l.state, holder: { pid: l.holder.pid, host: l.holder.host, at: l.holder.at } } : { state: l.state };
 }
 
-function wakeStore(ctx: Context): WakeStore {
+export function wakeStore(ctx: Context): WakeStore {
   return new WakeStore({ dir: ctx.storeDir, lockWaitMs: lockWaitFromEnv(ctx.env) });
 }
 
+/** This verb runs or removes command rows: it triggers their job.done wakes with the fact (src/node/commandWakes.ts). */
+function triggersCommandWakes(ctx: Context): void {
+  ctx.store.commandEnds = commandWakeHook(wakeStore(ctx), cliHolder(), (reason) => process.stderr.write(ctx.json ? `${JSON.stringify({ warning: { reason } })}\n` : `life-thread: ${reason}\n`));
+}
+
 /** `--delay-seconds`: digits only ("5s", "1.5", "-3" refused here; the range is checked by the contract). */
-function delaySeconds(raw: string | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  const t = raw.trim();
-  if (!/^\d{1,9}$/.test(t)) throw new InputError('delay-seconds', `must be a whole number of seconds from 1 to ${DELAY_MAX_SECONDS} (30 days), got '${raw}'`);
-  return Number(t);
-}
-
-export async function wakeAdd(ctx: Context): Promise<void> {
-  noPositionals(ctx);
-  nestedGuard(ctx);
-  const now = ctx.clock();
-  const input = {
-    text: valueOf(ctx.args, 'text'),
-    delay_seconds: delaySeconds(valueOf(ctx.args, 'delay-seconds')),
-    at: valueOf(ctx.args, 'at'),
-    when: valueOf(ctx.args, 'on'),
-    job_id: valueOf(ctx.args, 'job-id'),
-    thread_id: valueOf(ctx.args, 'thread'),
-    cancel_token: valueOf(ctx.args, 'cancel-token'),
-    landing: valueOf(ctx.args, 'landing'),
-  };
-  const parsed = parseWakeInput(input, { now, tz: ctx.tz, fieldNames: CLI_WAKE_FIELDS });
-  // A call with only a cancel token cancels in the tool; on the CLI that is 'wake cancel K'.
-  if (parsed.kind === 'cancel') throw new InputError('text', `is missing: give --text T; to cancel, use 'life-thread wake cancel ${parsed.cancelToken}'`);
-  const landing = parsed.landing ? await landingFromInput(parsed.landing, { cwd: ctx.cwd, uriSchemes: CLI_URI_SCHEMES, field: 'landing' }) : undefined;
-  const row = await wakeStore(ctx).add(parsed, { now, owner: ownerOf(cliHolder(), { kind: 'cli', cwd: ctx.cwd }), ...(landing ? { landing } : {}) });
-  if (ctx.json) return emitJson(ctx, row);
-  const thread = row.threadId === undefined ? '' : ` in thread ${row.threadId}`;
-  const token = row.cancelToken === undefined ? '' : `; cancel with 'life-thread wake cancel ${row.cancelToken}'`;
-  ctx.out(`Added ${row.id}: wakes${thread} ${parsed.description}${token}. It wakes @life in VS Code, or prints with 'life-thread wait ${row.id}' (${zone(ctx)})\n`);
-}
-
-function wakeLine(row: WakeRow, tz: string, now: Date): string {
-  const what = row.text !== undefined ? `"${clipLine(row.text, 80)}"` : `payload ${clipLine(JSON.stringify(row.payload), 80)}`;
-  const extra = [row.threadId === undefined ? '' : `thread ${row.threadId}`, row.cancelToken === undefined ? '' : `cancel token ${row.cancelToken}`].filter((s) => s !== '').join(', ');
-  const f = row.fact;
-  const fact = f === undefined ? '' : `\n    last: ${[f.jobStatus ? `job ${f.jobStatus}${f.exitCode !== undefined && f.exitCode !== null ? ` (exit ${f.exitCode})` : ''}` : '', f.delivered === true ? `delivered${f.via ? ` via ${f.via}` : ''}` : f.delivered === false ? 'not delivered' : '', f.summary ?? '', f.error ?? ''].filter((s) => s !== '').join(', ')}`;
-  return `${row.id}  ${row.status}${row.heldReason ? ` (${row.heldReason})` : ''}  ${row.when}  ${describeWake(row, now, tz)}\n    ${what}${extra === '' ? '' : `\n    ${extra}`}${fact}`;
-}
-
-function clipLine(s: string, max: number): string {
-  const one = s.replace(/\s+/g, ' ').trim();
-  return one.length <= max ? one : `${one.slice(0, max - 1)}…`;
-}
-
-export async function wakeList(ctx: Context): Promise<void> {
-  noPositionals(ctx);
-  const snap = await wakeStore(ctx).read();
-  if (ctx.json) return emitJson(ctx, snap.rows);
-  const now = ctx.clock();
-  const n = snap.rows.length;
-  const lines = [`${n === 0 ? 'No' : n} wake${n === 1 ? '' : 's'} (times in ${zone(ctx)}; fired by the VS Code extension or life-thread wait)`];
-  for (const row of snap.rows) lines.push(wakeLine(row, ctx.tz, now));
-  const q = snap.quarantined.length;
-  if (q > 0) lines.push(`${q} row${q === 1 ? '' : 's'} of wakes.json failed validation and will be quarantined; see life-thread doctor`);
-  ctx.out(`${lines.join('\n')}\n`);
-}
-
-export async function wakeCancel(ctx: Context): Promise<void> {
-  const [token, extra] = ctx.rest;
-  if (token === undefined || token.trim() === '') throw new InputError('cancel-token', "is missing: give the wake's cancel token, e.g. life-thread wake cancel build-watch");
-  if (extra !== undefined) throw new InputError('command', `unexpected argument '${extra}' after the cancel token`);
-  const removed = await wakeStore(ctx).cancel(token, 'cancel-token');
-  if (ctx.json) return emitJson(ctx, removed);
-  ctx.out(`Cancelled ${removed.length} wake${removed.length === 1 ? '' : 's'} holding '${token.trim()}': ${removed.map((r) => r.id).join(', ')}\n`);
-}

@@ -9,13 +9,13 @@ import { InputError } from '../core/errors';
 import { stringifyDeep } from '../core/jsonText';
 import type { Owner } from '../core/schema';
 import { checkClock } from '../core/time/limits';
-import { systemZone, validateZone } from '../core/time/zone';
+import { zoneWords, type OwnerZone } from '../core/time/ownerZone';
 import { cliHolder } from '../node/liveness';
 import { ScheduleStore, type FieldNames } from '../node/schedule';
 import { StoreError } from '../node/store/errors';
+import { zoneOutsideWindow } from '../node/ownerFile';
 import { has, lockWaitFromEnv, parseNow, valueOf, type ParsedArgs } from './args';
 import { ExitError, report, reportUnexpected, type Io } from './exits';
-import { zoneNote, type ZoneSource } from './format';
 
 export interface Context {
   args: ParsedArgs;
@@ -28,7 +28,8 @@ export interface Context {
   store: ScheduleStore;
   clock: () => Date;
   tz: string;
-  tzSource: ZoneSource;
+  /** The zone with its source (`--tz`, LIFE_THREAD_TZ, owner.json, the system), as answers name it. */
+  zone: OwnerZone;
   out: (text: string) => void;
 }
 
@@ -56,21 +57,6 @@ export const CLI_FIELDS: FieldNames = {
   id: 'id',
 };
 
-function resolveZone(args: ParsedArgs, env: NodeJS.ProcessEnv): { tz: string; source: ZoneSource } {
-  const flag = valueOf(args, 'tz');
-  if (flag !== undefined) return { tz: validateZone(flag, 'tz'), source: 'flag' };
-  const fromEnv = env.LIFE_THREAD_TZ;
-  if (fromEnv !== undefined && fromEnv.trim() !== '') {
-    try {
-      return { tz: validateZone(fromEnv, 'tz'), source: 'env' };
-    } catch (e) {
-      if (e instanceof InputError) throw new InputError('tz', `LIFE_THREAD_TZ: ${e.reason}`);
-      throw e;
-    }
-  }
-  return { tz: systemZone(), source: 'system' };
-}
-
 function resolveStore(args: ParsedArgs, env: NodeJS.ProcessEnv, cwd: string): string {
   const flag = valueOf(args, 'store');
   const raw = flag ?? env.LIFE_THREAD_STORE;
@@ -80,7 +66,7 @@ function resolveStore(args: ParsedArgs, env: NodeJS.ProcessEnv, cwd: string): st
   return path.resolve(cwd, raw);
 }
 
-/** The exit code of an error a verb threw, reported on stderr (design §8: 2 bad input, 3 store, 1 a bug). */
+/** The exit code of an error a verb threw, reported on stderr (2 bad input, 3 store, 1 a bug; README "The CLI"). */
 export function exitFor(e: unknown, io: Io, json: boolean): number {
   if (e instanceof InputError) {
     report(io, json, e.field, e.reason);
@@ -106,9 +92,9 @@ export async function runVerb(run: VerbRun, call: VerbCall): Promise<number> {
     // --now stops the clock at that instant, so answers computed from it are exact.
     const fixed = rawNow === undefined ? undefined : checkClock(parseNow(rawNow), new Date());
     const clock = (): Date => (fixed === undefined ? new Date() : new Date(fixed.getTime()));
-    const { tz, source } = resolveZone(args, env);
+    const zone = await zoneOutsideWindow(storeDir, valueOf(args, 'tz'), env.LIFE_THREAD_TZ);
     const store = new ScheduleStore({ dir: storeDir, lockWaitMs: lockWaitFromEnv(env) });
-    const code = await run({ args, rest: call.rest, json, env, cwd, storeDir, store, clock, tz, tzSource: source, out: io.stdout });
+    const code = await run({ args, rest: call.rest, json, env, cwd, storeDir, store, clock, tz: zone.timeZone, zone, out: io.stdout });
     return code ?? 0;
   } catch (e) {
     return exitFor(e, io, json);
@@ -120,8 +106,9 @@ export function emitJson(ctx: Context, value: unknown): void {
   ctx.out(`${stringifyDeep(value, 2)}\n`);
 }
 
+/** "zone X, source: ui (…), as no --tz was given": every answer that shows a time names its zone and where it came from. */
 export function zone(ctx: Context): string {
-  return zoneNote(ctx.tz, ctx.tzSource);
+  return ctx.zone.source === 'flag' ? zoneWords(ctx.zone) : `${zoneWords(ctx.zone)}, as no --tz was given`;
 }
 
 export function noPositionals(ctx: Context): void {
@@ -140,7 +127,7 @@ export function timeFlags(ctx: Context): { when?: string; cron?: string } {
   return when !== undefined ? { when } : { cron };
 }
 
-/** A command job must not multiply schedules by accident (the seed's IVA_AGENT_TURN guard). */
+/** A command job must not multiply schedules by accident: inside a job (LIFE_THREAD_JOB set) adding needs --allow-nested. */
 export function nestedGuard(ctx: Context): void {
   const job = ctx.env.LIFE_THREAD_JOB;
   if (job !== undefined && job !== '' && !has(ctx.args, 'allow-nested')) {

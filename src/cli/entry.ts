@@ -1,5 +1,5 @@
 /**
- * `life-thread`: the durable schedule from a terminal (design §8 "CLI"). Exit codes: 0 ok, 2 bad
+ * `life-thread`: the durable schedule from a terminal (README "The CLI"). Exit codes: 0 ok, 2 bad
  * input, 3 store unreadable / newer schema / lock not obtained; 1 only for a bug.
  *
  * This part reads the line, answers `--help` and `--version`, and refuses an unknown command or flag;
@@ -81,7 +81,7 @@ function route(args: ParsedArgs): { verb: Verb; words: string; rest: string[] } 
   return { verb, words: `${group} ${sub}`, rest };
 }
 
-/** The topic verbs, checked before the store verbs (their errors come first, as the design lists them). */
+/** The topic verbs, which need no store: routed before the store verbs, so their errors come first. */
 function routeTopic(args: ParsedArgs): { verb: Verb; words: string; rest: string[] } | undefined {
   const [group, sub] = args.positionals;
   const verbs = group !== undefined && Object.hasOwn(NO_STORE, group) ? NO_STORE[group] : undefined;

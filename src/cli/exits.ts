@@ -1,4 +1,4 @@
-/** How the CLI ends on an error: the report on stderr and the exit code (design §8 "CLI"). */
+/** How the CLI ends on an error: the report on stderr and the exit code (README "The CLI"). */
 
 /** An error that ends the CLI with its own exit code, reported under `field`. */
 export class ExitError extends Error {

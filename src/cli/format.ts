@@ -6,15 +6,6 @@ import { missedRunsWords } from '../core/rowView';
 import type { CommandRow, Fact, ScheduleRow } from '../core/schema';
 import { describeInstant, describeSchedule, formatDuration } from '../core/time/describe';
 
-export type ZoneSource = 'flag' | 'env' | 'system';
-
-/** "zone Europe/Berlin", saying where the zone came from when --tz was not given. */
-export function zoneNote(tz: string, source: ZoneSource): string {
-  if (source === 'flag') return `zone ${tz}`;
-  if (source === 'env') return `zone ${tz}: the default from LIFE_THREAD_TZ, as no --tz was given`;
-  return `zone ${tz}: the system zone, as no --tz was given`;
-}
-
 function clip(s: string, max: number): string {
   const one = s.replace(/\s+/g, ' ').trim();
   return one.length <= max ? one : `${one.slice(0, max - 1)}…`;

@@ -6,6 +6,7 @@ import { InputError } from '../core/errors';
 import { addVerbs } from './addVerbs';
 import * as agent from './agentVerbs';
 import * as cmd from './commands';
+import * as wakeCmd from './wakeVerbs';
 import { exitFor, runVerb as runIn, type VerbCall, type VerbRun } from './context';
 import { startCli } from './entry';
 import type { Io } from './exits';
@@ -21,9 +22,9 @@ const RUNS: Record<string, VerbRun> = {
   'schedule move': cmd.scheduleMove,
   'schedule run-now': cmd.scheduleRunNow,
   'schedule log': cmd.scheduleLog,
-  'wake add': cmd.wakeAdd,
-  'wake list': cmd.wakeList,
-  'wake cancel': cmd.wakeCancel,
+  'wake add': wakeCmd.wakeAdd,
+  'wake list': wakeCmd.wakeList,
+  'wake cancel': wakeCmd.wakeCancel,
   dispatch: cmd.dispatch,
   doctor: cmd.doctor,
   'service install': serviceInstall,

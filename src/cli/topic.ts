@@ -1,12 +1,12 @@
 /**
- * `life-thread topic verify <topic dir>` (design §9): the chain of every export of the topic and the
+ * `life-thread topic verify <topic dir>`: the chain of every export of the topic and the
  * anchors of its latest filled TopicDecisions (draft or approved). Needs no store. Exit 0, or 3 for a
  * broken chain or an anchor that does not stand, naming the first message; placeholders of an
  * unfilled stub are reported as "not filled yet" and do not fail.
  */
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import { EXPORT_JSONL, DECISIONS_JSON } from '../core/continuity';
+import { EXPORT_JSONL, DECISIONS_JSON } from '../core/continuity/documents';
 import { InputError } from '../core/errors';
 import { ExitError } from './exits';
 import { verifyTopic, type TopicVerification } from '../core/topicVerify';

@@ -33,7 +33,8 @@ Global flags (anywhere on the line):
   --store DIR   the store directory (default: $LIFE_THREAD_STORE; required)
   --json        print only JSON on stdout; errors go to stderr as {"error":{"field","reason"}}
   --now ISO     the clock, an ISO-8601 instant with a zone (default: the system clock)
-  --tz Z        the owner's IANA zone (default: $LIFE_THREAD_TZ, else the system zone)
+  --tz Z        the owner's IANA zone (default: $LIFE_THREAD_TZ, else the zone a VS Code
+                window recorded in the store's owner.json, else the system zone)
 
 Times:
   --when takes words or ISO read in the owner's zone: 'in 20 minutes', 'tomorrow at 9',

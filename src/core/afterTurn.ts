@@ -1,5 +1,5 @@
 /**
- * After-turn requests (seed 001, "guard removed"): an agent turn that asks for something that would cut
+ * After-turn requests: an agent turn that asks for something that would cut
  * it short — reload the window, restart the extension host — gets it stored and carried out after the
  * turn ends. One request at a time: a different one is refused while one waits or runs; the same one
  * again confirms the accepted request. Pure transitions; the state file lives in the store.

@@ -14,6 +14,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { TranscriptMessage } from './export';
+import { MESSAGE_TAIL_CHARS, messageId } from './ids';
 
 /** The parts of an exported request that are read; everything else is ignored. */
 const exportedRequestSchema = z.object({
@@ -56,8 +57,8 @@ function markdownOf(part: unknown): string {
 export function importedId(requestId: string, role: 'user' | 'assistant', at: number): string {
   const digest = createHash('sha256').update(`${requestId}\u0000${role}`).digest();
   let tail = '';
-  for (let i = 0; i < 6; i++) tail += ((digest[i] ?? 0) % 36).toString(36);
-  return `m-${Math.max(0, Math.floor(at)).toString(36)}-${tail}`;
+  for (let i = 0; i < MESSAGE_TAIL_CHARS; i++) tail += ((digest[i] ?? 0) % 36).toString(36);
+  return messageId(at, tail);
 }
 
 function iso(ms: number | undefined, fallback: Date): string {

@@ -1,8 +1,9 @@
 /**
- * The one claim module (design §2 "A running row", §9 "Wake rows"), shared by the schedule dispatcher
+ * The one claim module, shared by the schedule dispatcher
  * and the wakes: who holds a row in flight, whether that holder is gone, heartbeats, and who may fire
  * a row at all (ownership). Pure: whether a process runs is asked of an injected `Liveness`.
  */
+import { hostPathRules, sameFolder, type PathRules } from './folderUri';
 import type { Claim, Owner } from './schema';
 
 /** The process and window that claims: a VS Code window's extension host, the CLI, or the MCP server. */
@@ -13,10 +14,12 @@ export interface Holder {
   host?: string;
   boot?: string;
   start?: string;
+  /** The Linux PID namespace its pid belongs to (`pid:[<inode>]`). */
+  pidns?: string;
 }
 
-/** Whether the process still runs: true/false when it can tell (this host), undefined when it cannot. */
-export type Liveness = (p: { pid?: number; host?: string; boot?: string; start?: string }) => boolean | undefined;
+/** Whether the process still runs: true/false when it can tell (this host, same PID namespace), undefined when it cannot. */
+export type Liveness = (p: { pid?: number; host?: string; boot?: string; start?: string; pidns?: string }) => boolean | undefined;
 
 /** A holder whose liveness cannot be checked is gone once its heartbeat is this old. */
 export const HEARTBEAT_STALE_MS = 120_000;
@@ -36,6 +39,7 @@ export function newClaim(holder: Holder, token: string, now: Date, scheduledFor:
     ...(holder.host !== undefined ? { host: holder.host } : {}),
     ...(holder.boot !== undefined ? { boot: holder.boot } : {}),
     ...(holder.start !== undefined ? { start: holder.start } : {}),
+    ...(holder.pidns !== undefined ? { pidns: holder.pidns } : {}),
     window: holder.window.slice(0, 80),
     heartbeatAt: now.toISOString(),
     scheduledFor: scheduledFor.toISOString(),
@@ -43,12 +47,15 @@ export function newClaim(holder: Holder, token: string, now: Date, scheduledFor:
 }
 
 function isMine(claim: Claim, holder: Holder): boolean {
+  // Two sandboxes number their processes alike: a pid of another namespace is another process.
+  if (claim.pidns !== undefined && holder.pidns !== undefined && claim.pidns !== holder.pidns) return false;
   return claim.pid === holder.pid && claim.window === holder.window.slice(0, 80);
 }
 
 /**
- * Why the claim's holder is gone, or undefined while it lives. A holder on this host is judged by its
- * process (a stopped process is alive); one that cannot be checked, by its heartbeat's age.
+ * Why the claim's holder is gone, or undefined while it lives. A holder on this host and in this PID
+ * namespace is judged by its process (a stopped process is alive); one that cannot be checked (another
+ * host or namespace), by its heartbeat's age.
  */
 export function deadClaimReason(claim: Claim, now: Date, judge: ClaimJudge): string | undefined {
   if (isMine(claim, judge.holder)) {
@@ -75,22 +82,17 @@ export function refreshHeartbeats<R extends { claim?: Claim }>(rows: readonly R[
   return { rows: changed ? out : [...rows], changed };
 }
 
-/** A folder URI compared without a trailing slash. */
-function folderKey(uri: string): string {
-  return uri.replace(/\/+$/, '');
-}
-
 /**
- * Whether a dispatcher with these workspace folders may fire a row of `owner` (design §9): a row with
+ * Whether a dispatcher with these workspace folders may fire a row of `owner`: a row with
  * folders only in a window that has one of them open; a row without folders anywhere. A dispatcher
  * that is not a window (`folders` undefined: the CLI, the MCP server) fires only rows without folders.
  */
-export function mayFire(owner: Owner | undefined, folders: readonly string[] | undefined): boolean {
+export function mayFire(owner: Owner | undefined, folders: readonly string[] | undefined, rules: PathRules = hostPathRules()): boolean {
   const own = owner?.folders;
   if (own === undefined || own.length === 0) return true;
   if (folders === undefined) return false;
-  const mine = new Set(folders.map(folderKey));
-  return own.some((f) => mine.has(folderKey(f)));
+  // Any scheme: a remote window's folders compare by scheme, authority and path (src/core/folderUri.ts).
+  return own.some((f) => folders.some((mine) => sameFolder(f, mine, rules)));
 }
 
 /** An owner for a row set by this holder: the window with its folders, or the CLI / MCP with its directory. */
@@ -103,6 +105,7 @@ export function ownerOf(holder: Holder, extra: { kind: Owner['kind']; folders?: 
     ...(holder.host !== undefined ? { host: holder.host } : {}),
     ...(holder.boot !== undefined ? { boot: holder.boot } : {}),
     ...(holder.start !== undefined ? { start: holder.start } : {}),
+    ...(holder.pidns !== undefined ? { pidns: holder.pidns } : {}),
     ...(extra.client !== undefined ? { client: extra.client.slice(0, 200) } : {}),
     ...(extra.cwd !== undefined ? { cwd: extra.cwd.slice(0, 4096) } : {}),
   };

@@ -1,5 +1,5 @@
 /**
- * The dispatcher's transitions over rows (design §2), pure: the clock, tokens and the holder are passed
+ * The dispatcher's transitions over rows, pure: the clock, tokens and the holder are passed
  * in. The store applies them under its lock; a second fire is impossible because a claim is one
  * transition `pending → fired` (or a recurring row's advance) written atomically with its token.
  */
@@ -114,7 +114,7 @@ export function duePass<R extends ScheduleRow>(rows: readonly R[], opts: PassOpt
       continue; // a running row is never claimed again until its fact is written
     }
 
-    // A reminder of a workspace waits for a window of that workspace (design §9 "Ownership").
+    // A reminder of a workspace waits for a window of that workspace (docs/architecture.md, Flow 2).
     if (kind === 'reminder' && !mayFire(row.owner, opts.folders)) {
       out.push(row);
       continue;

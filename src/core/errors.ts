@@ -35,3 +35,8 @@ export function refuseNul(value: unknown, field = 'input', depth = 0): void {
     refuseNul(v, at, depth + 1);
   }
 }
+
+/** An error in one line: an input error as `field: reason`, any other by its message. */
+export function errorLine(err: unknown): string {
+  return err instanceof InputError ? `${err.field}: ${err.reason}` : err instanceof Error ? err.message : String(err);
+}

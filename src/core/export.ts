@@ -1,5 +1,5 @@
 /**
- * The export of a topic's transcript (design §6, layer C): one record per message with the id `@life`
+ * The export of a topic's transcript: one record per message with the id `@life`
  * minted, a content hash and the previous record's hash (a chain, see `messageHash`), written as
  *
  *   export.jsonl — the source of truth: one ExportRecord per line, in order. Message anchors
@@ -17,10 +17,11 @@
  * chat.
  *
  * `validateExport` checks the chain, `validateAnchors` checks cited spans: message anchors are the
- * CodeAnchor family (design §6): the message text is the "file", the quote the excerpt, and a quote
+ * CodeAnchor family: the message text is the "file", the quote the excerpt, and a quote
  * that no longer stands at its span is looked for elsewhere in the message (moved) like the excerpt
  * step of the ladder.
  */
+import { resolveMessageAnchor } from './anchor/ladder';
 import { z } from 'zod';
 import { InputError } from './errors';
 import { redact as redactSecrets } from './redact';
@@ -239,39 +240,6 @@ const SHOW = 80;
 /** A string for a reason: JSON-quoted, cut to SHOW characters. */
 export function showText(s: string, max = SHOW): string {
   return JSON.stringify(s.length > max ? `${s.slice(0, max)}…` : s);
-}
-
-/** Every start of needle in hay (overlapping), at most cap. */
-function occurrences(hay: string, needle: string, cap = 20): number[] {
-  const out: number[] = [];
-  for (let i = hay.indexOf(needle); i !== -1 && out.length < cap; i = hay.indexOf(needle, i + 1)) out.push(i);
-  return out;
-}
-
-/** How a message anchor was found (the CodeAnchor ladder's steps that apply to a message). */
-export interface MessageAnchorResolution {
-  step: 'exact' | 'excerpt' | 'orphaned';
-  /** Where the quote stands now; for `orphaned`, the stored span. */
-  start: number;
-  end: number;
-  reason: string;
-}
-
-/**
- * A message anchor through the ladder of CodeAnchors (design §6: one family, one resolver): exact at
- * its span → the quote found once elsewhere in the same message (moved; the new span) → orphaned.
- * Used by the lint (validateAnchors) and by lifethread_resolveAnchor.
- */
-export function resolveMessageAnchor(text: string, a: { start: number; end: number; quote: string }): MessageAnchorResolution {
-  if (text.slice(a.start, a.end) === a.quote && a.quote !== '') return { step: 'exact', start: a.start, end: a.end, reason: `the quote stands at ${a.start}-${a.end}` };
-  if (a.quote === '') return { step: 'orphaned', start: a.start, end: a.end, reason: 'the anchor quotes nothing' };
-  const hits = occurrences(text, a.quote);
-  const first = hits[0];
-  if (hits.length === 1 && first !== undefined) {
-    return { step: 'excerpt', start: first, end: first + a.quote.length, reason: `the quote stands once at ${first}-${first + a.quote.length} (moved)` };
-  }
-  if (hits.length > 1) return { step: 'orphaned', start: a.start, end: a.end, reason: `the quote stands ${hits.length >= 20 ? '20 or more' : hits.length} times in the message (ambiguous)` };
-  return { step: 'orphaned', start: a.start, end: a.end, reason: 'the quote is not in the message' };
 }
 
 /**

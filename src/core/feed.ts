@@ -1,5 +1,5 @@
 /**
- * The feed (design §9): what reminders, wakes and failing commands said, kept in the store as
+ * The feed: what reminders, wakes and failing commands said, kept in the store as
  * `feed.json` so it survives reloads and every window of the machine shows the same — the last 200
  * items, none older than 30 days. Pure.
  */

@@ -1,11 +1,15 @@
 /**
- * LandingRef and deep links (design §4, formats §8). A landing only opens a place: parsing here
- * refuses every scheme but ours, and every query is parsed with zod before anything is opened.
+ * LandingRef and deep links (formats: docs/architecture.md, "String protocols"). A landing only opens
+ * a place: parsing here refuses every scheme but ours, and every query is parsed with zod before
+ * anything is opened.
  */
+import { hostPathRules, isInsidePath, type PathRules } from './folderUri';
 import { EXTENSION_ID } from '../shared/commands';
 import { z } from 'zod';
-import { codeAnchorSchema } from './codeAnchor';
+import { codeAnchorSchema } from './anchor/code';
 import { InputError } from './errors';
+import { parseLineFragment } from './anchor/links';
+import { isEvidenceId, MESSAGE_ID, TOPIC_ID, WAKE_ID } from './ids';
 
 /** The authority of Life Thread's own links: the extension's id. */
 export const EXTENSION_AUTHORITY = EXTENSION_ID;
@@ -14,13 +18,14 @@ export const MAX_URI_CHARS = 8_192;
 
 export const landingRefSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('deep_link'), uri: z.string().min(1).max(MAX_URI_CHARS) }).strict(),
-  z.object({ kind: z.literal('code_anchor'), anchor: codeAnchorSchema }).strict(),
+  // `evidence`: the deep link the job's evidence (its log, its report on the desk) stays at when the wake lands on code.
+  z.object({ kind: z.literal('code_anchor'), anchor: codeAnchorSchema, evidence: z.string().min(1).max(MAX_URI_CHARS).optional() }).strict(),
   z.object({ kind: z.literal('none') }).strict(),
 ]);
 export type LandingRef = z.infer<typeof landingRefSchema>;
 
-const topicId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, 'must be letters, digits, dot, dash or underscore (at most 100)');
-const messageId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$/, 'must be letters, digits, dot, colon, dash or underscore (at most 100)');
+const topicId = z.string().regex(TOPIC_ID, 'must be letters, digits, dot, dash or underscore (at most 100)');
+const messageId = z.string().regex(MESSAGE_ID, 'must be letters, digits, dot, colon, dash or underscore (at most 100)');
 const offset = z.coerce.number().int().min(0).max(10_000_000);
 
 export const anchorQuerySchema = z
@@ -28,11 +33,10 @@ export const anchorQuerySchema = z
   .strict()
   .refine((q) => q.end >= q.start, { message: 'end must not be before start', path: ['end'] });
 
-export const wakeQuerySchema = z.object({ id: z.string().regex(/^w-[A-Za-z0-9_-]{1,40}$/, 'must be a wake id (w-…)') }).strict();
+export const wakeQuerySchema = z.object({ id: z.string().regex(WAKE_ID, 'must be a wake id (w-…)') }).strict();
 export const landQuerySchema = z.object({ ref: z.string().min(1).max(MAX_QUERY_CHARS).regex(/^[A-Za-z0-9_-]+$/, 'must be base64url without padding') }).strict();
 
 /** An evidence id as `cdp://evidence/<id>` carries it (a page the desk remembers). */
-export const EVIDENCE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 
 export type DeepLink =
   | { kind: 'file'; path: string; startLine?: number; endLine?: number }
@@ -78,7 +82,7 @@ export function parseQuery<T>(query: string, schema: z.ZodType<T>): T {
 }
 
 /**
- * Parses a deep-link URI of design §4. `uriSchemes` are the schemes that mean "this VS Code" (the
+ * Parses a deep-link URI. `uriSchemes` are the schemes that mean "this VS Code" (the
  * window's `env.uriScheme`, and `vscode`). Anything else — `command:`, `http:`, `javascript:` — is refused.
  */
 export function parseDeepLink(uri: string, uriSchemes: readonly string[], field = 'uri'): DeepLink {
@@ -96,12 +100,12 @@ export function parseDeepLink(uri: string, uriSchemes: readonly string[], field 
     if (url.host && url.host !== 'localhost') throw new InputError(field, `points at another host (${url.host})`);
     const path = decodeURIComponent(url.pathname);
     if (!path.startsWith('/') || path.includes('\0')) throw new InputError(field, 'must be an absolute file path');
-    const lines = parseLines(url.hash, field);
+    const lines = parseLineFragment(url.hash, field);
     return { kind: 'file', path, ...lines };
   }
   if (scheme === 'cdp') {
     const id = /^\/\/evidence\/([^/]*)$/.exec(uri.slice(4).split(/[?#]/)[0] ?? '')?.[1];
-    if (id === undefined || !EVIDENCE_ID.test(id)) throw new InputError(field, 'must be cdp://evidence/<id>');
+    if (id === undefined || !isEvidenceId(id)) throw new InputError(field, 'must be cdp://evidence/<id>');
     return { kind: 'cdp', evidenceId: id };
   }
   if (scheme === 'intercom') {
@@ -119,49 +123,12 @@ export function parseDeepLink(uri: string, uriSchemes: readonly string[], field 
   throw new InputError(field, `uses the scheme "${scheme}:", which a landing never opens (allowed: file, cdp, intercom, ${uriSchemes.join(', ')})`);
 }
 
-function parseLines(hash: string, field: string): { startLine?: number; endLine?: number } {
-  if (!hash) return {};
-  const m = /^#L(\d{1,7})(?:-L?(\d{1,7}))?$/.exec(hash);
-  if (!m) throw new InputError(field, `has a fragment "${hash}"; expected #L10 or #L10-L20`);
-  const startLine = Number(m[1]);
-  const endLine = m[2] ? Number(m[2]) : startLine;
-  if (startLine < 1 || endLine < startLine) throw new InputError(field, `has lines ${hash.slice(1)}: 1-based and not reversed`);
-  return { startLine, endLine };
-}
-
-/** True when `path` is one of `folders` or inside one of them (no `..` escapes: paths are normalized first). */
-export function isInsideFolders(path: string, folders: readonly string[]): boolean {
-  const norm = normalizePath(path);
-  return folders.some((f) => {
-    const base = normalizePath(f).replace(/\/+$/, '');
-    return norm === base || norm.startsWith(`${base}/`);
-  });
-}
-
-export function normalizePath(p: string): string {
-  const parts: string[] = [];
-  for (const seg of p.split('/')) {
-    if (seg === '' || seg === '.') continue;
-    if (seg === '..') parts.pop();
-    else parts.push(seg);
-  }
-  return `/${parts.join('/')}`;
-}
-
-export function fileLink(path: string, startLine?: number, endLine?: number): string {
-  const u = `file://${path.split('/').map(encodeURIComponent).join('/')}`;
-  if (!startLine) return u;
-  return `${u}#L${startLine}${endLine && endLine !== startLine ? `-L${endLine}` : ''}`;
-}
-
-/** `cdp://evidence/<id>`: the landing of a page on the desk. Throws for an id such a link cannot carry. */
-export function evidenceLink(id: string, field = 'evidenceId'): string {
-  if (!EVIDENCE_ID.test(id)) throw new InputError(field, 'must be letters, digits, dot, dash or underscore (at most 100), starting with a letter or digit');
-  return `cdp://evidence/${id}`;
-}
-
-export function messageLink(topic: string, msgId: string, start: number, end: number): string {
-  return `intercom://message/${encodeURIComponent(topic)}/${encodeURIComponent(msgId)}#${start}-${end}`;
+/**
+ * True when `path` is one of `folders` or inside one of them (no `..` escapes: paths are normalized first;
+ * case as the platform's file system has it, src/core/folderUri.ts).
+ */
+export function isInsideFolders(path: string, folders: readonly string[], rules: PathRules = hostPathRules()): boolean {
+  return folders.some((f) => isInsidePath(path, f, rules));
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * A capped run log (design §2 "Command fires"): the head and the tail of a stream of text are kept,
+ * A capped run log: the head and the tail of a stream of text are kept,
  * the middle is cut and the cut marked. Memory stays bounded however much is pushed, and the result
  * is at most `max` UTF-16 code units including the marker. Cuts fall on code-point boundaries.
  */

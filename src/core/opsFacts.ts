@@ -1,5 +1,5 @@
 /**
- * The two fields of Handover ops that make the next session executable (design §6): `openItems` and
+ * The two fields of Handover ops that make the next session executable: `openItems` and
  * `firstMoves`, computed from facts — the store's rows, the running tasks, the last runs' summaries,
  * the repository — not from the model.
  *

@@ -1,5 +1,5 @@
 /**
- * Redaction of secrets in text that is shown or stored (alerts, run logs; design §2 "Command fires").
+ * Redaction of secrets in text that is shown or stored (alerts, run logs).
  * The secret is replaced by `[REDACTED]` and its label is kept (`password=[REDACTED]`,
  * `Authorization: Bearer [REDACTED]`, `https://user:[REDACTED]@host`), so the text still says what was
  * there. Patterns err towards redacting: a false positive costs a word, a miss leaks a key.

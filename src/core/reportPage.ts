@@ -1,5 +1,5 @@
 /**
- * The HTML report a job's output names, to show on the desk (design §5; README "Landing"): a file
+ * The HTML report a job's output names, to show on the desk (README "Landing"): a file
  * ending `.html`/`.htm` inside the workspace (relative paths read against the job's cwd, then each
  * workspace folder), a report folder a tool names (`npx playwright show-report`, pytest-cov's
  * `htmlcov`, Sphinx, Allure, cargo llvm-cov, vitest's html reporter) read as its `index.html`, or a
@@ -13,7 +13,7 @@
  * lines that say a file is missing are not taken.
  */
 import { stripControl } from './controlCodes';
-import { fileLink } from './landing';
+import { fileLink } from './anchor/links';
 import { isLoopbackHost } from './loopback';
 import { folderOf, isWindowsPath, placeOf } from './workspacePath';
 

@@ -3,6 +3,7 @@ import type { RowView } from '../shared/protocol';
 import { formatLate } from './dispatch';
 import type { CommandRow, Fact, ReminderRow, ScheduleRow } from './schema';
 import { describeInstant, describeSchedule } from './time/describe';
+import { jobStatus } from './wake/jobStatus';
 
 /** "3 missed runs"; "1000 or more missed runs" when the count stopped at its cap. */
 export function missedRunsWords(f: Pick<Fact, 'missedRuns' | 'missedRunsCapped'>): string {
@@ -26,13 +27,15 @@ export function factLine(row: ScheduleRow, now: Date): { text: string; tone: Row
   const missed = f.missedRuns ? `, ${missedRunsWords(f)}` : '';
   if (row.status === 'missed') return { text: `missed (${f.error ?? 'past the catch-up limit'})`, tone: 'error' };
   if ('command' in row) {
-    if (f.interrupted) return { text: `interrupted at ${at}: ${f.error ?? ''}`.trim(), tone: 'error' };
+    // The tone is the job's status as the alert and the pulse have it (./wake/jobStatus.ts): only a success is ok.
+    const tone: RowView['factTone'] = jobStatus(f) === 'succeeded' ? 'ok' : 'error';
+    if (f.interrupted) return { text: `interrupted at ${at}: ${f.error ?? ''}`.trim(), tone };
     // The fact's own reason names the run's timeout (a move may have changed timeoutMinutes since).
-    if (f.timedOut) return { text: `${f.error ?? 'timed out'} (at ${at}${late})`, tone: 'error' };
-    if (f.error && (f.exitCode === undefined || f.exitCode === null)) return { text: `error at ${at}: ${f.error}${late}`, tone: 'error' };
+    if (f.timedOut) return { text: `${f.error ?? 'timed out'} (at ${at}${late})`, tone };
+    if (f.error && (f.exitCode === undefined || f.exitCode === null)) return { text: `error at ${at}: ${f.error}${late}`, tone };
     if (f.exitCode === undefined) return { text: `due at ${at}${late}${missed}`, tone: 'none' };
     const took = f.durationMs !== undefined ? ` in ${formatLate(f.durationMs)}` : '';
-    return { text: `exit ${f.exitCode ?? f.signal ?? '?'} at ${at}${took}${late}${missed}`, tone: f.exitCode === 0 ? 'ok' : 'error' };
+    return { text: `exit ${f.exitCode ?? f.signal ?? '?'} at ${at}${took}${late}${missed}`, tone };
   }
   // Delivered as written because no model is connected: the normal state of a fresh install, not an error.
   if (f.delivered === true && f.error !== undefined && NO_MODEL.test(f.error)) return { text: `delivered as written (no model) ${at}${late}${missed}`, tone: 'ok' };

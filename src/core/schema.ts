@@ -1,13 +1,14 @@
 /**
- * Row schemas of the durable tables (design §2, field names §8). Every row read from disk or
+ * Row schemas of the durable tables (fields: README "The store"). Every row read from disk or
  * received from outside is parsed with these; types come from `z.infer`.
  *
  * Written with `zod/mini`, whose parts are bundled one by one: the CLI's add verbs load these schemas
- * and no other zod (issue "Scale and honest figures": the CLI loads only what its verb needs).
+ * and no other zod (so the CLI loads only what its verb needs).
  */
 import * as z from 'zod/mini';
 import en from 'zod/v4/locales/en.js';
 import { isIsoInstant } from './instant';
+import { COMMAND_ID, REMINDER_ID } from './ids';
 
 // Issues in words, as the full zod says them (it sets the same locale when it loads).
 z.config(en());
@@ -52,12 +53,13 @@ export type Fact = z.infer<typeof factSchema>;
 /** Longest `fact.answer` kept; a longer answer is cut and the cut marked. */
 export const ANSWER_MAX = 8000;
 
-/** A process as a claim or an owner names it: pid, and on Linux its host, boot and start time (README "Liveness"). */
+/** A process as a claim or an owner names it: pid, and on Linux its host, boot, start time and PID namespace (README "How the lock works"). */
 const processFields = {
   pid: z.int().check(z.nonnegative()),
   host: z.optional(text(1, 255)),
   boot: z.optional(text(0, 64)),
   start: z.optional(text(0, 32)),
+  pidns: z.optional(text(1, 64)),
 };
 
 /** Who holds a running row: a random token re-read before anything runs, the process, and a heartbeat. */
@@ -73,7 +75,7 @@ export type Claim = z.infer<typeof claimSchema>;
 const rowStatus = z.enum(['pending', 'fired', 'missed']);
 
 /**
- * Who set a row (design §9 "Ownership"): a window of a workspace (its folder URIs), the CLI, or an MCP
+ * Who set a row: a window of a workspace (its folder URIs), the CLI, or an MCP
  * client. Reminders and wakes with `folders` fire only in a window that has one of them open.
  */
 export const ownerSchema = z.strictObject({
@@ -105,7 +107,7 @@ const baseRow = {
   owner: z.optional(ownerSchema),
 };
 
-export const reminderRowSchema = z.strictObject({ id: z.string().check(z.regex(/^r-[A-Za-z0-9_-]{1,40}$/)), text: text(1, TEXT_MAX), ...baseRow });
+export const reminderRowSchema = z.strictObject({ id: z.string().check(z.regex(REMINDER_ID)), text: text(1, TEXT_MAX), ...baseRow });
 export type ReminderRow = z.infer<typeof reminderRowSchema>;
 
 const timeoutMinutes = z.int().check(z.gte(1), z.lte(60));
@@ -114,7 +116,7 @@ const timeoutMinutes = z.int().check(z.gte(1), z.lte(60));
 export const ENV_PATH_MAX = 32_768;
 
 export const commandRowSchema = z.strictObject({
-  id: z.string().check(z.regex(/^c-[A-Za-z0-9_-]{1,40}$/)),
+  id: z.string().check(z.regex(COMMAND_ID)),
   command: text(1, COMMAND_MAX),
   cwd: text(1, 4096),
   timeoutMinutes,

@@ -1,9 +1,9 @@
 /**
- * Inputs of the language-model tools (design §8): flat, snake_case as the seeds spell them, parsed
+ * Inputs of the language-model tools: flat, snake_case as package.json declares them, parsed
  * with zod; the first problem becomes an InputError naming the field the model used.
  */
 import { z } from 'zod';
-import { codeAnchorSchema } from './codeAnchor';
+import { codeAnchorSchema } from './anchor/code';
 import { InputError, refuseNul } from './errors';
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, PAGE_MAX_CHARS } from './paging';
 

@@ -1,5 +1,5 @@
 /**
- * Bounded partitions (design §6): partition N's export covers the messages of the live transcript
+ * Bounded partitions: partition N's export covers the messages of the live transcript
  * since partition N−1's export, and the prompt that fills its TopicDecisions is the previous decisions
  * plus that span — never the whole topic again.
  *
@@ -8,8 +8,9 @@
  * out of the prompt: their content is the pair itself.
  */
 import type { TranscriptMessage } from './export';
-import { PLACEHOLDER, type DecisionItem, type TopicDecisions } from './continuity';
+import { PLACEHOLDER, type DecisionItem, type TopicDecisions } from './continuity/documents';
 import type { ExportRecord } from './transcript';
+import { anchorWords } from './continuity/inherited';
 
 /** The part of a request text that makes it a harness turn. */
 const HARNESS_REQUEST = /^\/(partition|resume)(\s|$)/;
@@ -56,7 +57,7 @@ export const PROMPT_MESSAGE_MAX = 1500;
 
 function item(i: DecisionItem): string {
   const carried = i.carriedFrom !== undefined ? ` [carried from partition ${i.carriedFrom}]` : '';
-  const anchors = i.anchors.map((a) => `${a.msgId} ${a.start}-${a.end}`).join(', ');
+  const anchors = i.anchors.map(anchorWords).join(', ');
   return `- ${i.text.trim()} — because ${i.reason.trim()}${carried}${anchors ? ` (anchors: ${anchors})` : ''}`;
 }
 
@@ -102,9 +103,14 @@ export function fillPrompt(input: FillPromptInput): string {
     'Every Accepted and Rejected item needs a reason and at least one message anchor { msgId, start, end, quote } where quote is the exact text at [start, end) of that message (UTF-16 offsets, end-exclusive). Frame and Next must not be empty. No secrets. The user approves the decisions; you never do.',
   ];
   if (input.previous) {
-    lines.push('Keep what still holds from the previous decisions (their anchors stay valid), drop what the new messages supersede.', '', previousDecisionsText(input.previous));
+    lines.push(
+      'Keep what still holds from the previous decisions (their anchors stay valid), drop what the new messages supersede.',
+      'Their anchors are listed as msgId start-end "quote": copy one as { msgId, start, end, quote }, or give { msgId, start, end } alone and the harness adds its quote.',
+      '',
+      previousDecisionsText(input.previous),
+    );
   }
-  if (input.carried.length) lines.push('', `Rejected items carried forward (keep them unless superseded): ${input.carried.map((c) => `"${c.text}" (${c.reason})`).join('; ')}`);
+  if (input.carried.length) lines.push('', `Rejected items carried forward (keep them unless superseded): ${input.carried.map((c) => `"${c.text}" (${c.reason}${c.anchors.length ? `; anchors: ${c.anchors.map(anchorWords).join(', ')}` : ''})`).join('; ')}`);
   lines.push('', `The new messages since ${input.previous ? `partition ${input.previous.partition}` : 'the topic began'} (message id, role, text):`);
   for (const r of span) lines.push(`[${r.id}] ${r.role}: ${r.text.length > PROMPT_MESSAGE_MAX ? `${r.text.slice(0, PROMPT_MESSAGE_MAX)}…` : r.text}`);
   return lines.join('\n');

@@ -1,5 +1,5 @@
 /**
- * Checking a topic as it is read (design §6, §9 "topic verify"): every export's hash chain (the
+ * Checking a topic as it is read: every export's hash chain (the
  * current one and those kept in history/), and the anchors of the latest filled TopicDecisions (the
  * draft under review, else the current decisions, else the latest in history) against the exports.
  *
@@ -7,7 +7,7 @@
  * an anchor that does not stand makes the topic fail, and the report names the first message.
  * Message ids are minted once per topic, so an anchor resolves in whichever export holds its message.
  */
-import { PLACEHOLDER, PLACEHOLDER_MSG_ID, type TopicDecisions } from './continuity';
+import { PLACEHOLDER, PLACEHOLDER_MSG_ID, type TopicDecisions } from './continuity/documents';
 import { validateAnchors, validateExport, type AnchorToCheck, type BrokenAnchor, type ExportProblem, type ExportTail } from './export';
 import type { ExportRecord, MessageAnchor } from './transcript';
 

@@ -1,11 +1,15 @@
 /**
- * What the panel shows of a topic (design §1, §6): TopicDecisions beside Handover ops, the review of
+ * What the panel shows of a topic: TopicDecisions beside Handover ops, the review of
  * a draft (diff and lint), the export check and the history — and the one-paragraph summary of a
  * draft that the approval dialog and `@life /partition approve` show. Built from the records read by
  * src/node/topicFiles.ts; the webview only renders it.
  */
 import type { DecisionsView, OpsView, TopicView } from '../shared/protocol';
-import { diffDecisions, normalizeText, type DecisionItem, type HandoverOps, type LintResult, type OpsStaleness, type TopicDecisions } from './continuity';
+import type { DecisionItem, HandoverOps, TopicDecisions } from './continuity/documents';
+import { normalizeText } from './continuity/carry';
+import type { LintResult } from './continuity/lint';
+import { diffDecisions } from './continuity/diff';
+import type { OpsStaleness } from './continuity/ops';
 import type { TopicVerification } from './topicVerify';
 import { isFilled } from './topicVerify';
 import type { MessageAnchor } from './transcript';

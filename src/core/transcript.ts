@@ -1,5 +1,5 @@
 /**
- * The exported transcript of a topic (design §6): one record per message with a stable id, a content
+ * The exported transcript of a topic: one record per message with a stable id, a content
  * hash and the previous message's hash (a chain). Message anchors `{ msgId, start, end, quote }` point
  * into a record's text: UTF-16 offsets, end-exclusive.
  */

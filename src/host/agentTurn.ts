@@ -97,7 +97,7 @@ export function registeredTool(info: vscode.LanguageModelToolInformation, toolIn
 
 /** The model for turns: `lifeThread.model` (`vendor/id`) when set and present, else the first available. */
 export async function pickModel(): Promise<{ model?: vscode.LanguageModelChat; reason?: string }> {
-  const wanted = setting('model', '').trim();
+  const wanted = setting('model').trim();
   if (wanted) {
     const slash = wanted.indexOf('/');
     const selector = slash > 0 ? { vendor: wanted.slice(0, slash), id: wanted.slice(slash + 1) } : { id: wanted };

@@ -8,6 +8,7 @@
 import * as vscode from 'vscode';
 import { lifeThreadIcon } from './icon';
 import type { Registrar } from './contrib';
+import { unsupportedPlatform } from '../core/platform';
 
 interface Main {
   activate(context: vscode.ExtensionContext, registrar: Registrar): Promise<Record<string, unknown> & { ready: Promise<void> }>;
@@ -50,6 +51,8 @@ class Slot<T> {
 export function activate(context: vscode.ExtensionContext): Record<string, unknown> {
   const t0 = (globalThis as { __lifeThreadLoadStart?: number }).__lifeThreadLoadStart ?? performance.now();
   const contributes = ((context.extension.packageJSON as { contributes?: Contributes }).contributes ?? {}) as Contributes;
+  const notice = unsupportedPlatform(process.platform);
+  if (notice !== undefined) return activateUnsupported(context, contributes, notice, t0);
   let loadError: Error | undefined;
   const failed = (): Error | undefined => loadError;
   let markLoaded: () => void = () => undefined;
@@ -120,6 +123,24 @@ export function activate(context: vscode.ExtensionContext): Record<string, unkno
     );
   }
 
+  // A panel left open is restored only if its serializer is there while the window restores it, which
+  // can be before the main module has loaded: every `onWebviewPanel:` view type gets a proxy now.
+  const serializers = new Map<string, Slot<vscode.WebviewPanelSerializer>>();
+  for (const event of (context.extension.packageJSON as { activationEvents?: string[] }).activationEvents ?? []) {
+    if (!event.startsWith('onWebviewPanel:')) continue;
+    const viewType = event.slice('onWebviewPanel:'.length);
+    const slot = new Slot<vscode.WebviewPanelSerializer>(`the panel ${viewType}`, failed);
+    serializers.set(viewType, slot);
+    subs.push(
+      vscode.window.registerWebviewPanelSerializer(viewType, {
+        deserializeWebviewPanel: async (panel, state) => {
+          if (slot.value === undefined) panel.webview.html = LOADING_HTML;
+          await (await slot.get(loaded)).deserializeWebviewPanel(panel, state);
+        },
+      }),
+    );
+  }
+
   const uri = new Slot<vscode.UriHandler>('the link handler', failed);
   subs.push(vscode.window.registerUriHandler({ handleUri: async (u) => (await uri.get(loaded)).handleUri(u) }));
 
@@ -157,6 +178,10 @@ export function activate(context: vscode.ExtensionContext): Record<string, unkno
       return slot ? owned(slot, provider) : vscode.window.registerWebviewViewProvider(id, provider, options);
     },
     registerUriHandler: (handler) => owned(uri, handler),
+    registerWebviewPanelSerializer: (viewType, serializer) => {
+      const slot = serializers.get(viewType);
+      return slot ? owned(slot, serializer) : vscode.window.registerWebviewPanelSerializer(viewType, serializer);
+    },
   };
 
   const activationMs = performance.now() - t0;
@@ -188,6 +213,61 @@ export function activate(context: vscode.ExtensionContext): Record<string, unkno
   ready.catch(() => undefined);
   api.ready = ready;
   return api;
+}
+
+/**
+ * Native Windows (README "Platforms"): nothing else loads; every contribution answers with one notice —
+ * the palette's commands (hidden there by their `!isWindows` when clauses, but still reachable from
+ * buttons and keys), the tools, `@life`, the sidebar and links — and Doctor shows it as its platform line.
+ */
+function activateUnsupported(context: vscode.ExtensionContext, contributes: Contributes, notice: string, t0: number): Record<string, unknown> {
+  const subs = context.subscriptions;
+  const say = (): void => void vscode.window.showWarningMessage(notice);
+  const doctor = async (): Promise<void> => {
+    const platform = `native Windows (${process.platform}, ${process.arch})`;
+    const content = ['# Life Thread Doctor', '', `_Checked ${new Date().toISOString()}_`, '', '## Environment', '', `- Platform: **${platform} — not supported.** ${notice}`, ''].join('\n');
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument({ language: 'markdown', content }), { preview: false });
+  };
+  for (const c of contributes.commands ?? []) subs.push(vscode.commands.registerCommand(c.command, c.command === 'lifeThread.doctor' ? doctor : say));
+  for (const t of contributes.languageModelTools ?? []) {
+    subs.push(
+      vscode.lm.registerTool<unknown>(t.name, {
+        invoke: () => {
+          throw new Error(notice);
+        },
+      }),
+    );
+  }
+  for (const p of contributes.chatParticipants ?? []) {
+    const participant = vscode.chat.createChatParticipant(p.id, (_request, _ctx, stream) => {
+      stream.markdown(notice);
+      return {};
+    });
+    participant.iconPath = lifeThreadIcon(context.extensionUri);
+    subs.push(participant);
+  }
+  for (const v of contributes.languageModelChatProviders ?? []) {
+    subs.push(
+      vscode.lm.registerLanguageModelChatProvider(v.vendor, {
+        provideLanguageModelChatInformation: () => [],
+        provideLanguageModelChatResponse: () => Promise.reject(new Error(notice)),
+        provideTokenCount: () => Promise.resolve(0),
+      }),
+    );
+  }
+  for (const v of Object.values(contributes.views ?? {}).flat()) {
+    if (v.type !== 'webview') continue;
+    subs.push(
+      vscode.window.registerWebviewViewProvider(v.id, {
+        resolveWebviewView: (view) => {
+          view.webview.html = LOADING_HTML.replace('Loading Life Thread…', escapeHtml(notice));
+        },
+      }),
+    );
+  }
+  subs.push(vscode.window.registerUriHandler({ handleUri: say }));
+  say();
+  return { activatedAt: Date.now(), activationMs: performance.now() - t0, unsupported: notice, ready: Promise.resolve() };
 }
 
 const LOADING_HTML = `<!DOCTYPE html><html><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline';"></head><body style="font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); color: var(--vscode-descriptionForeground); padding: 8px 12px;">Loading Life Thread…</body></html>`;

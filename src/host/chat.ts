@@ -21,22 +21,29 @@ export type ChatCommandHandler = (
   token: vscode.CancellationToken,
 ) => Promise<vscode.ChatResult | void>;
 
+/** Called around every request: after-turn actions wait for the turn to end. */
+export interface ChatTurnHooks {
+  begin(): void;
+  end(): void;
+}
+
+/** Keeps the conversation durably with minted message ids (the continuity feature's transcript). */
+export interface ChatRecorder {
+  topic(request: vscode.ChatRequest): string;
+  record(topic: string, messages: { id: string; role: 'user' | 'assistant'; time: string; text: string }[]): Promise<void>;
+  mint(): string;
+}
+
 /** The `@life` participant. Each slash command is routed to the feature that registered it. */
 export class LifeChat {
   private readonly handlers = new Map<string, ChatCommandHandler>();
   private fallback: ChatCommandHandler | undefined;
-  /** Called around every request: after-turn actions wait for the turn to end. */
-  hooks: { begin(): void; end(): void } = { begin: () => undefined, end: () => undefined };
-  /** Keeps the conversation durably with minted message ids (set by the continuity feature). */
-  recorder:
-    | {
-        topic(request: vscode.ChatRequest): string;
-        record(topic: string, messages: { id: string; role: 'user' | 'assistant'; time: string; text: string }[]): Promise<void>;
-        mint(): string;
-      }
-    | undefined;
 
-  constructor(context: vscode.ExtensionContext) {
+  constructor(
+    context: vscode.ExtensionContext,
+    private readonly hooks: ChatTurnHooks,
+    private readonly recorder: ChatRecorder,
+  ) {
     const participant = contrib.createChatParticipant(CHAT_PARTICIPANT_ID, (req, ctx, stream, token) => this.handle(req, ctx, stream, token));
     // Explicit colours per theme kind: the chat draws the icon as an image, so `currentColor` would be black on Dark Modern.
     participant.iconPath = lifeThreadIcon(context.extensionUri);
@@ -54,15 +61,15 @@ export class LifeChat {
 
   private async handle(request: vscode.ChatRequest, context: vscode.ChatContext, rawStream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<vscode.ChatResult> {
     const rec = this.recorder;
-    const topic = rec?.topic(request) ?? '';
-    const requestId = rec?.mint() ?? '';
-    const responseId = rec?.mint() ?? '';
+    const topic = rec.topic(request);
+    const requestId = rec.mint();
+    const responseId = rec.mint();
     const askedAt = new Date().toISOString();
     let answer = '';
     // Capture what the response says, so the transcript keeps it under the minted id. (A Proxy cannot
     // be used: the stream's methods are non-configurable properties.)
     const stream = forwardingStream(rawStream, (text) => (answer += text));
-    const ids = rec ? { lifeThread: { topic, requestId, responseId } } : {};
+    const ids = { lifeThread: { topic, requestId, responseId } };
     const handler = request.command ? this.handlers.get(request.command) : this.fallback;
     let keep = true;
     this.hooks.begin();
@@ -79,7 +86,7 @@ export class LifeChat {
     } finally {
       this.hooks.end();
       // The request and its answer are written together, after the answer: a turn is kept whole, next to itself.
-      if (rec && keep) {
+      if (keep) {
         const asked = request.command ? `/${request.command} ${request.prompt}`.trim() : request.prompt;
         await rec.record(topic, [
           { id: requestId, role: 'user', time: askedAt, text: asked },

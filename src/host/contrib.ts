@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 
 /**
  * Where the host registers what package.json contributes (commands, tools, `@life`, the model vendor,
- * the sidebar, the URI handler). The boot (`boot.ts`, dist/extension.js) registers light proxies for
+ * the sidebar, the URI handler, the panel's serializer). The boot (`boot.ts`, dist/extension.js) registers light proxies for
  * all of them while the extension activates, then loads the rest (dist/main.js) after activate()
  * returns; the features hand their real handlers to the proxies through this seam. Without a boot
  * (a test that loads the main module itself) the calls go straight to the VS Code API.
@@ -14,6 +14,7 @@ export interface Registrar {
   registerLanguageModelChatProvider<T extends vscode.LanguageModelChatInformation>(vendor: string, provider: vscode.LanguageModelChatProvider<T>): vscode.Disposable;
   registerWebviewViewProvider(id: string, provider: vscode.WebviewViewProvider, options?: { readonly webviewOptions?: { readonly retainContextWhenHidden?: boolean } }): vscode.Disposable;
   registerUriHandler(handler: vscode.UriHandler): vscode.Disposable;
+  registerWebviewPanelSerializer(viewType: string, serializer: vscode.WebviewPanelSerializer): vscode.Disposable;
 }
 
 const direct: Registrar = {
@@ -23,6 +24,7 @@ const direct: Registrar = {
   registerLanguageModelChatProvider: (vendor, provider) => vscode.lm.registerLanguageModelChatProvider(vendor, provider),
   registerWebviewViewProvider: (id, provider, options) => vscode.window.registerWebviewViewProvider(id, provider, options),
   registerUriHandler: (handler) => vscode.window.registerUriHandler(handler),
+  registerWebviewPanelSerializer: (viewType, serializer) => vscode.window.registerWebviewPanelSerializer(viewType, serializer),
 };
 
 let current: Registrar = direct;
@@ -58,4 +60,5 @@ export const contrib: Registrar = {
   registerLanguageModelChatProvider: (vendor, provider) => current.registerLanguageModelChatProvider(vendor, provider),
   registerWebviewViewProvider: (id, provider, options) => current.registerWebviewViewProvider(id, provider, options),
   registerUriHandler: (handler) => current.registerUriHandler(handler),
+  registerWebviewPanelSerializer: (viewType, serializer) => current.registerWebviewPanelSerializer(viewType, serializer),
 };

@@ -1,15 +1,15 @@
 import * as vscode from 'vscode';
 import { contrib } from './contrib';
-import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { InputError } from '../core/errors';
-import { evidenceLink, type LandingRef } from '../core/landing';
+import { type LandingRef } from '../core/landing';
+import { evidenceLink } from '../core/anchor/links';
 import { isLoopbackUrl } from '../core/loopback';
-import { findReportPage } from '../core/reportPage';
 import type { DeskState } from '../core/wake/contract';
 import { CHROMIUM_PATH_SETTING } from '../node/desk/chromium';
 import { Desk } from '../node/desk/desk';
+import { reportPageIn } from '../node/jobArtifacts';
 import { pageOfEvidence, type DeskPage } from '../node/desk/deskFile';
 import { evidenceKey } from '../node/desk/pageUrl';
 import type { PrepareOptions, PrepareResult } from '../node/desk/prepare';
@@ -66,10 +66,10 @@ export class HostDesk implements DeskPort, vscode.Disposable {
 
   options(): PrepareOptions {
     return {
-      endpoint: setting('cdp.endpoint', 'http://127.0.0.1:9222'),
-      allowRemote: setting('cdp.allowRemote', false),
-      chromiumPath: setting('cdp.chromiumPath', ''),
-      chromiumArgs: setting<string[]>('cdp.chromiumArgs', []),
+      endpoint: setting('cdp.endpoint'),
+      allowRemote: setting('cdp.allowRemote'),
+      chromiumPath: setting('cdp.chromiumPath'),
+      chromiumArgs: setting('cdp.chromiumArgs'),
       profileDir: join(this.storeDir, 'desk-profile'),
       startAllowed: true,
       thumbnailPath: this.thumbnailPath,
@@ -114,7 +114,7 @@ export class HostDesk implements DeskPort, vscode.Disposable {
    */
   async showJobReport(job: { output: string; evidenceId: string; cwd?: string; title?: string }): Promise<DeskShown | undefined> {
     const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
-    const report = findReportPage(job.output, folders, { ...(job.cwd ? { cwd: job.cwd } : {}), isFile });
+    const report = reportPageIn(job.output, folders, job.cwd);
     if (!report) return undefined;
     const title = job.title ?? (report.path ? vscode.workspace.asRelativePath(report.path) : report.url);
     return this.showEvidence({ url: report.url, evidenceId: job.evidenceId, title });
@@ -216,14 +216,6 @@ export function registerDesk(context: vscode.ExtensionContext, desk: HostDesk): 
       }
     }),
   );
-}
-
-function isFile(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
 }
 
 /** A page the desk may show for a job: a `file://` page or one on this machine (a report, a dev server). */

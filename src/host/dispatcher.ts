@@ -7,9 +7,8 @@ import type { ScheduleStore } from '../node/schedule';
 import { StoreError } from '../node/store/errors';
 import { PULSE_FILE } from '../node/store/pulse';
 import { processLiveness } from '../node/liveness';
-
-export const HEALTHY_WITHIN_MS = 120_000;
-const WATCHED = new Set(['reminders.json', 'schedule-commands.json', 'wakes.json', 'feed.json']);
+import { OWNER_FILE } from '../core/time/ownerZone';
+const WATCHED = new Set(['reminders.json', 'schedule-commands.json', 'wakes.json', 'feed.json', OWNER_FILE]);
 
 export interface DispatcherOptions {
   store: ScheduleStore;
@@ -39,7 +38,7 @@ export class Dispatcher implements vscode.Disposable {
   readonly onDidChange = this._onDidChange.event;
   private readonly _onDidFire = new vscode.EventEmitter<FiredOutcome>();
   private readonly _onDidChangeFile = new vscode.EventEmitter<string>();
-  /** A table or the feed changed on disk (another window, the CLI, or this one). */
+  /** A table, the feed or owner.json changed on disk (another window, the CLI, or this one). */
   readonly onDidChangeFile = this._onDidChangeFile.event;
   readonly onDidFire = this._onDidFire.event;
   private lastErrorShown: string | null = null;
@@ -112,6 +111,8 @@ export class Dispatcher implements vscode.Disposable {
         // Never our own pulse file: touching it every pass would wake us in a loop.
         if (!name || name === PULSE_FILE || !WATCHED.has(name)) return;
         this._onDidChangeFile.fire(name);
+        // The owner's zone is not a table: nothing to dispatch.
+        if (name === OWNER_FILE) return;
         if (this.debounce) clearTimeout(this.debounce);
         this.debounce = setTimeout(() => this.loop.requestPass(), 30);
       });

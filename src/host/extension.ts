@@ -7,11 +7,14 @@ import { COMMANDS } from '../shared/commands';
 import type { WebviewRequest } from '../shared/protocol';
 import { ViewModel } from './viewModel';
 import { registerSidebar } from './sidebar';
-import { LifeThreadPanel } from './panel';
+import { bridgePanel, LifeThreadPanel } from './panel';
 import { Doctor } from './doctor';
 import { LifeChat } from './chat';
-import { ScheduleFeature, ownerZone } from './scheduleFeature';
-import { registerScheduleCommands, runNowRow, moveRow, removeRow, showLog, clearFiredRows } from './scheduleCommands';
+import { ScheduleFeature } from './scheduleFeature';
+import { OwnerZoneKeeper, viewZone } from './ownerZone';
+import { OWNER_FILE, zoneWords } from '../core/time/ownerZone';
+import { isTopicId } from '../core/ids';
+import { registerScheduleCommands } from './scheduleCommands';
 import { registerScheduleTools } from './tools';
 import type { Firer } from '../node/fire';
 import { ReminderTurns, type DeliveredReminder } from './reminderTurn';
@@ -28,10 +31,15 @@ import { registerWakeSurfaces } from './wakeCommands';
 import { registerWalkthrough } from './walkthrough';
 import { CommandJobs } from './jobs';
 import { ScheduleStore } from '../node/schedule';
+import { commandWakeHook } from '../node/commandWakes';
+import { holderFor } from '../node/liveness';
+import { WakeStore } from '../node/wakes';
+import { WINDOW_ID } from './settings';
 import { FeedFeature } from './feedFeature';
 import { registerWindowPresence } from './windowPresence';
 import { registerCopyMcpConfig } from './mcpConfig';
 import { TimerFeature } from './timerFeature';
+import { webviewRequests } from './webviewRequests';
 import { join } from 'node:path';
 
 /** What the extension exports to other extensions and to its own host tests. */
@@ -55,6 +63,8 @@ export interface LifeThreadApi {
   readonly wakes: WakeFeature;
   readonly feed: FeedFeature;
   readonly timer: TimerFeature;
+  /** The owner's zone of this window and where it came from. */
+  readonly zones: OwnerZoneKeeper;
   /** Resolves when the dispatcher, the terminals' environment and the wake sources are running. */
   readonly ready: Promise<void>;
   /** What the webview's requests run (the panel's Approve, an anchor's click): the same function the webview bridge calls. */
@@ -77,34 +87,33 @@ export async function activate(context: vscode.ExtensionContext, registrar?: Reg
   // The store is local to the extension host: node's mkdir, not a round trip through the workbench.
   await mkdir(storeDir, { recursive: true });
 
-  const model = new ViewModel(ownerZone(log));
-  context.subscriptions.push(model);
-
+  const zones = new OwnerZoneKeeper(storeDir, log);
+  const model = new ViewModel(viewZone(zones.zone));
+  context.subscriptions.push(zones, model);
   const doctor = new Doctor(context);
-  doctor.addSection('Environment', () =>
-    [
-      `- Life Thread ${String(context.extension.packageJSON.version)} on VS Code ${vscode.version} (${vscode.env.appName}, ${vscode.env.uiKind === vscode.UIKind.Web ? 'web' : 'desktop'}${vscode.env.remoteName ? `, remote ${vscode.env.remoteName}` : ''})`,
-      `- Store: \`${storeDir}\``,
-      `- Owner's time zone: ${ownerZone()} (setting \`lifeThread.timeZone\`; empty = the extension host's zone)`,
-    ].join('\n'),
-  );
+  doctor.addSection('Environment', () => environmentSection(context, storeDir, zones));
 
   stage('doctor');
-  const store = new ScheduleStore({ dir: storeDir });
+  // Wakes on a command row fire as lost when it is removed, missed or its runner is gone (src/node/commandWakes.ts).
+  const commandEnds = commandWakeHook(new WakeStore({ dir: storeDir }), holderFor(WINDOW_ID), (line) => log.warn(line), { ownRunsElsewhere: true });
+  const store = new ScheduleStore({ dir: storeDir, commandEnds });
   const feed = new FeedFeature(storeDir, model, log);
+  context.subscriptions.push(feed);
   const jobs = new CommandJobs(store, feed, log);
   const reminderTurns = new ReminderTurns(feed, log, (d) => openDelivered(d));
   context.subscriptions.push(reminderTurns);
   // The firing seam: a reminder runs as an agent turn, a command row as a job.
   const firer: Firer = { reminder: reminderTurns.deliver, command: jobs.run };
   const schedule = new ScheduleFeature(context, store, model, doctor, firer, log);
+  doctor.addSection("Owner's time zone", () => zones.doctorSection(schedule.currentRows));
   context.subscriptions.push(
     schedule,
     jobs,
+    zones.onDidChange(() => void schedule.zoneChanged()),
     schedule.dispatcher.onDidFire((outcome) => void jobs.settle(outcome)),
     schedule.dispatcher.onDidChangeFile((name) => {
       if (name === 'feed.json') void feed.refresh();
-      if (name === 'wakes.json') late.wakes?.refreshView();
+      if (name === OWNER_FILE) void zones.fileChanged();
     }),
   );
   stage('schedule');
@@ -114,137 +123,95 @@ export async function activate(context: vscode.ExtensionContext, registrar?: Reg
   timer.register();
   registerCopyMcpConfig(context, storeDir);
 
-  // Features created after the views; the webview's requests reach them through here.
-  const late: { continuity?: Continuity; lander?: Lander; wakes?: WakeFeature } = {};
-  const need = <T>(v: T | undefined, what: string): T => {
-    if (!v) throw new Error(`${what} is not ready yet`);
-    return v;
-  };
-  const handle = async (req: WebviewRequest): Promise<void> => {
-    switch (req.method) {
-      case 'approvePartition':
-        await need(late.continuity, 'continuity').approve(req.params.topic);
-        return;
-      case 'editPartition':
-        return need(late.continuity, 'continuity').edit(req.params.topic);
-      case 'openAnchor':
-        await need(late.lander, 'landing').openMessage(req.params.topic, req.params.msgId, req.params.start, req.params.end);
-        return;
-      case 'recheckOps':
-        return need(late.continuity, 'continuity').refresh();
-      case 'showTopic':
-        return need(late.continuity, 'continuity').showInPanel(req.params.topic);
-      case 'runNow':
-        return runNowRow(schedule, req.params.id);
-      case 'move':
-        return moveRow(schedule, req.params.id);
-      case 'remove':
-        if (req.params.id.startsWith('w-')) {
-          await need(late.wakes, 'wakes').cancel(req.params.id);
-          return;
-        }
-        return removeRow(schedule, req.params.id);
-      case 'showLog':
-        return showLog(schedule, req.params.id);
-      case 'doctor':
-        await vscode.commands.executeCommand(COMMANDS.doctor);
-        return;
-      case 'openPanel':
-        await vscode.commands.executeCommand(COMMANDS.openPanel);
-        return;
-      case 'openDesk':
-        await vscode.commands.executeCommand(COMMANDS.openDesk);
-        return;
-      case 'addReminder':
-        await vscode.commands.executeCommand(COMMANDS.addReminder);
-        return;
-      case 'scheduleCommand':
-        await vscode.commands.executeCommand(COMMANDS.scheduleCommand);
-        return;
-      case 'closeFocus':
-        return model.update({ focus: null });
-      case 'clearFeed':
-        return feed.clear();
-      case 'clearFired':
-        return clearFiredRows(schedule).then(() => undefined);
-    }
-  };
-
   stage('tools');
-  registerSidebar(context, model, handle, log);
-  const panel = new LifeThreadPanel(context, model, handle, log);
-  context.subscriptions.push(
-    panel,
-    contrib.registerCommand(COMMANDS.openPanel, async (topic?: unknown) => {
-      if (typeof topic === 'string' && late.continuity) await late.continuity.showInPanel(topic);
-      else panel.show();
-    }),
-  );
-
-  stage('sidebar+panel');
+  const panel = new LifeThreadPanel(context);
+  context.subscriptions.push(panel);
   const provider = registerOpenAiProvider(context);
   doctor.addSection('Language models', () => modelsSection(provider));
   const afterTurn = new AfterTurn(storeDir, log);
   const settled = afterTurn.settleAtStart();
   context.subscriptions.push(afterTurn, contrib.registerTool('lifethread_afterTurn', afterTurn.tool()));
-  const chat = new LifeChat(context);
-  const hookRef: { wakes?: WakeFeature } = {};
-  chat.hooks = {
-    begin: () => {
-      afterTurn.beginTurn();
-      hookRef.wakes?.turnStarted();
-    },
-    end: () => {
-      afterTurn.endTurn();
-      hookRef.wakes?.turnEnded();
-    },
-  };
-  stage('chat');
+
+  stage('panel+models');
   const continuity = new Continuity(context, model, panel, log, { schedule: store, dir: storeDir });
   continuity.register();
-  late.continuity = continuity;
-  chat.recorder = {
-    // A wake's pulse belongs to its thread's topic (design: threads are topics); /partition X and /resume X to X; anything else to the current topic.
-    topic: (request) => hookRef.wakes?.topicOfPulse(request.prompt) ?? topicOfTurn(request) ?? continuity.currentTopic(),
-    record: (t, messages) => continuity.record(t, messages),
-    mint: () => Continuity.mint(),
-  };
+
   stage('continuity');
-  registerLifeAgent(chat, { afterTurn, doctor, store, continuity, wakes: () => hookRef.wakes });
-
-
-  stage('agent');
   const desk = new HostDesk(storeDir, log, model);
   registerDesk(context, desk);
   const lander = new Lander(context, log, model, panel, desk, [join(storeDir, 'evidence'), join(storeDir, 'logs')]);
-  late.lander = lander;
   context.subscriptions.push(lander);
   registerLanding(context, lander);
   doctor.addSection('Desk (CDP browser)', () => desk.doctorSection());
 
   stage('desk+lander');
   const wakes = new WakeFeature(context, storeDir, model, lander, desk, schedule, continuity, feed, log);
-  hookRef.wakes = wakes;
-  late.wakes = wakes;
   context.subscriptions.push(
     wakes,
-    jobs.onDidEndJob((e) => wakes.triggers.commandEnded({ source: 'command', jobId: e.id, exitCode: e.exitCode ?? undefined, endedAt: e.endedAt, logPath: e.logPath, output: e.output })),
+    jobs.onDidEndJob((e) =>
+      wakes.triggers.commandEnded({ source: 'command', jobId: e.id, exitCode: e.exitCode ?? undefined, timedOut: e.timedOut, interrupted: e.interrupted, endedAt: e.endedAt, logPath: e.logPath, output: e.output }),
+    ),
+    schedule.dispatcher.onDidChangeFile((name) => name === 'wakes.json' && wakes.refreshView()),
+    // A commit or a branch switch re-checks the ops the panel shows (stale → what changed).
+    wakes.triggers.onDidTrigger((e) => e.kind === 'scm.changed' && void continuity.refresh()),
   );
   registerWakeSurfaces(context, wakes);
   registerWalkthrough(context, { model, lander, wakes });
-  // A commit or a branch switch re-checks the ops the panel shows (stale → what changed).
-  context.subscriptions.push(wakes.triggers.onDidTrigger((e) => e.kind === 'scm.changed' && void continuity.refresh()));
   doctor.addSection('Wakes', () => wakes.doctorSection());
+
+  stage('wakes');
+  const chat = new LifeChat(
+    context,
+    {
+      begin: () => {
+        afterTurn.beginTurn();
+        wakes.turnStarted();
+      },
+      end: () => {
+        afterTurn.endTurn();
+        wakes.turnEnded();
+      },
+    },
+    {
+      // A wake's pulse belongs to the topic its thread names; /partition X and /resume X to X; anything else to the current topic.
+      topic: (request) => wakes.topicOfPulse(request.prompt) ?? topicOfTurn(request) ?? continuity.currentTopic(),
+      record: (t, messages) => continuity.record(t, messages),
+      mint: () => Continuity.mint(),
+    },
+  );
+  registerLifeAgent(chat, { afterTurn, doctor, store, continuity, wakes });
+
+  stage('agent');
+  const handle = webviewRequests({ schedule, model, feed, zones, continuity, lander, wakes });
+  registerSidebar(context, model, handle, log);
+  context.subscriptions.push(
+    bridgePanel(panel, model, handle, log),
+    contrib.registerCommand(COMMANDS.openPanel, async (topic?: unknown) => {
+      if (typeof topic === 'string') await continuity.showInPanel(topic);
+      else panel.show();
+    }),
+  );
+
+  stage('views');
   // Registration is done; the first pass, the terminals' environment and the wake sources start after
   // activate() returns, so the host is not held up. `ready` resolves when they run.
-  stage('wakes');
-  const ready = Promise.all([settled, schedule.start().then(() => timer.refresh()), wakes.start(), feed.refresh(), registerWindowPresence(context, storeDir, log)]).then(() => undefined);
+  const ready = Promise.all([settled, zones.start(), schedule.start().then(() => timer.refresh()), wakes.start(), feed.start(), registerWindowPresence(context, storeDir, log)]).then(() => undefined);
   ready.catch((err: unknown) => log.error(`start: ${String(err)}`));
 
   const activationMs = performance.now() - t0;
   stage('start');
   log.info(`main module loaded and wired in ${activationMs.toFixed(1)} ms (ms per stage: ${stages.join(', ')}); store ${storeDir}`);
-  return { activatedAt: Date.now(), activationMs, storeDir, model, doctor, panel, schedule, jobs, reminderTurns, afterTurn, lander, desk, continuity, wakes, feed, timer, ready, webviewRequest: handle };
+  return { activatedAt: Date.now(), activationMs, storeDir, model, doctor, panel, schedule, jobs, reminderTurns, afterTurn, lander, desk, continuity, wakes, feed, timer, zones, ready, webviewRequest: handle };
+}
+
+/** The doctor's first section: versions, platform, store and the owner's zone. */
+function environmentSection(context: vscode.ExtensionContext, storeDir: string, zones: OwnerZoneKeeper): string {
+  return [
+    `- Life Thread ${String(context.extension.packageJSON.version)} on VS Code ${vscode.version} (${vscode.env.appName}, ${vscode.env.uiKind === vscode.UIKind.Web ? 'web' : 'desktop'}${vscode.env.remoteName ? `, remote ${vscode.env.remoteName}` : ''})`,
+    `- Platform: ${process.platform} (${process.arch}), Node ${process.versions.node} — supported (README "Platforms")`,
+    `- Store: \`${storeDir}\``,
+    `- Owner's ${zoneWords(zones.zone)} (see "Owner's time zone" below)`,
+  ].join('\n');
 }
 
 /** "Open in Chat" for a delivered reminder: a new @life chat shows it; without a model, a read-only document. */
@@ -264,7 +231,7 @@ function topicOfTurn(request: vscode.ChatRequest): string | undefined {
   if (request.command !== 'partition' && request.command !== 'resume') return undefined;
   const words = request.prompt.trim().split(/\s+/);
   const name = request.command === 'partition' && words[0]?.toLowerCase() === 'approve' ? words[1] : words[0];
-  return name !== undefined && /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(name) ? name : undefined;
+  return name !== undefined && isTopicId(name) ? name : undefined;
 }
 
 export function deactivate(): void {

@@ -6,12 +6,15 @@ import { ownerZone } from './scheduleFeature';
 import { describeInstant } from '../core/time/describe';
 import { readablePulse } from '../core/wake/pulseWords';
 
+const AGEING_MS = 30_000;
+
 /**
- * The sidebar's feed, durable (design §9 `feed.json`): what reminders answered, wakes that could not
+ * The sidebar's feed, durable (`feed.json` in the store): what reminders answered, wakes that could not
  * reach the chat, failing commands. Every window shows the same feed, and it survives reloads.
  */
-export class FeedFeature {
+export class FeedFeature implements vscode.Disposable {
   readonly store: FeedStore;
+  private ageing: ReturnType<typeof setInterval> | undefined;
 
   constructor(
     storeDir: string,
@@ -19,6 +22,17 @@ export class FeedFeature {
     private readonly log: vscode.LogOutputChannel,
   ) {
     this.store = new FeedStore(storeDir);
+  }
+
+  /** Reads the feed, then re-reads it every 30 s: its "2 min ago" words age while the sidebar shows them. */
+  async start(): Promise<void> {
+    this.ageing ??= setInterval(() => void this.refresh(), AGEING_MS);
+    await this.refresh();
+  }
+
+  dispose(): void {
+    if (this.ageing) clearInterval(this.ageing);
+    this.ageing = undefined;
   }
 
   async push(item: FeedRow): Promise<void> {

@@ -1,18 +1,25 @@
 import * as vscode from 'vscode';
 import type { ClaimedRun } from '../core/dispatch';
 import type { CommandRow, Fact } from '../core/schema';
+import type { JobStatus } from '../core/wake/contract';
+import { jobStatus, jobStatusWords } from '../core/wake/jobStatus';
 import { readOutput, type JobOutput } from '../core/wake/pulse';
 import { settleCommandRun } from '../node/alerts';
 import type { FiredOutcome } from '../node/fire';
-import { fireCommandRow, logPath, readLog } from '../node/jobs';
+import { logPath, readLog } from '../node/jobLog';
+import { fireCommandRow } from '../node/jobs';
 import type { ScheduleStore } from '../node/schedule';
 import type { FeedFeature } from './feedFeature';
 
 /** A job's end, published for the wake (job.done): id, status, exit code, its output read once, and where its log is. */
 export interface JobEnd {
   id: string;
-  status: 'succeeded' | 'failed' | 'unknown' | 'lost';
+  status: JobStatus;
   exitCode: number | null;
+  /** Our timeout killed it (status failed, no exit code). */
+  timedOut: boolean;
+  /** The window stopped it mid-run (status unknown). */
+  interrupted: boolean;
   output: JobOutput;
   logPath: string;
   endedAt: number;
@@ -23,13 +30,6 @@ export interface JobStart {
   id: string;
   pid: number;
   startedAt: number;
-}
-
-export function statusOf(fact: Fact): JobEnd['status'] {
-  if (fact.interrupted) return 'lost';
-  if (fact.exitCode === 0) return 'succeeded';
-  if (typeof fact.exitCode === 'number' || fact.timedOut || fact.signal || fact.error) return 'failed';
-  return 'unknown';
 }
 
 /**
@@ -70,8 +70,10 @@ export class CommandJobs implements vscode.Disposable {
     const output = readOutput(log ?? '', { truncated: false });
     this._onDidEndJob.fire({
       id: outcome.id,
-      status: statusOf(fact),
+      status: jobStatus(fact),
       exitCode: fact.exitCode ?? null,
+      timedOut: fact.timedOut === true,
+      interrupted: fact.interrupted === true,
       output: output.summary === '' && fact.error ? { ...output, summary: fact.error } : output,
       logPath: logPath(store.dir, outcome.id),
       endedAt: Date.now(),
@@ -82,7 +84,7 @@ export class CommandJobs implements vscode.Disposable {
     if (notice.kind === 'alert') {
       this.alertsShown.push(notice.text);
       this.log.warn(notice.text);
-      void this.feed.push({ id: `${outcome.id}@${outcome.firedAt}`, at, kind: 'command', ref: outcome.id, title: `Command ${outcome.id} failed`, body: notice.text, tone: 'error' });
+      void this.feed.push({ id: `${outcome.id}@${outcome.firedAt}`, at, kind: 'command', ref: outcome.id, title: `Command ${outcome.id} ${jobStatusWords(jobStatus(fact))}`, body: notice.text, tone: 'error' });
       void vscode.window.showErrorMessage(notice.text.split('\n')[0] ?? notice.text, 'Show log').then((pick) => {
         if (pick) void vscode.window.showTextDocument(vscode.Uri.file(logPath(store.dir, outcome.id)));
       });

@@ -1,8 +1,10 @@
+import { fileLink } from '../core/anchor/links';
 import * as vscode from 'vscode';
 import { join, dirname } from 'node:path';
 import { existsSync } from 'node:fs';
-import { AnchorIndexCache, type AnchorResolution, type CodeAnchor, type TextRange } from '../core/codeAnchor';
-import { symbolPathAt } from '../core/symbolPath';
+import { AnchorIndexCache, type AnchorResolution, type CodeAnchor } from '../core/anchor/code';
+import { type TextRange } from '../core/anchor/text';
+import { symbolPathAt } from '../core/anchor/symbolPath';
 import type { LandingInput } from '../core/wake/contract';
 import { landingFromInput } from '../node/landingInput';
 import { InputError } from '../core/errors';
@@ -37,6 +39,8 @@ export interface LandResult {
   anchor?: AnchorResolution;
   desk?: DeskPrepare['status'];
   warning?: string;
+  /** A code landing's evidence link (the job's log or report), offered on the landed line (./evidenceLens.ts). */
+  evidence?: string;
 }
 
 const PENDING_KEY = 'lifeThread.pendingLanding';
@@ -68,7 +72,7 @@ function symbolLocator(symbols: readonly vscode.DocumentSymbol[] | undefined): (
 
 
 /**
- * One resolver for every LandingRef (design §4): deep links open a place and never re-resolve code;
+ * One resolver for every LandingRef: deep links open a place and never re-resolve code;
  * CodeAnchors go down the ladder (exact → symbol → excerpt → orphaned). Only places inside the open
  * workspace folders are opened; a link never runs a command or changes the store.
  */
@@ -101,7 +105,7 @@ export class Lander {
   async land(ref: LandingRef): Promise<LandResult> {
     let result: LandResult;
     if (ref.kind === 'none') result = { kind: 'none', opened: 'nothing (the landing is "none")' };
-    else if (ref.kind === 'code_anchor') result = await this.landAnchor(ref.anchor);
+    else if (ref.kind === 'code_anchor') result = { ...(await this.landAnchor(ref.anchor)), ...(ref.evidence !== undefined ? { evidence: ref.evidence } : {}) };
     else result = await this.landDeepLink(parseDeepLink(ref.uri, this.uriSchemes));
     this._onDidLand.fire(result);
     return result;
@@ -155,7 +159,7 @@ export class Lander {
     if (!trusted && !isInsideFolders(path, folders()) && !isInsideFolders(path, this.ownDirs)) {
       const why = new ShownInputError('uri', `${path} is outside the open workspace folders; a landing only opens places inside them`);
       // One toast: the reason and the offer together; the caller shows nothing more.
-      await this.offerFolder({ kind: 'deep_link', uri: `file://${path}${startLine ? `#L${startLine}${endLine && endLine !== startLine ? `-L${endLine}` : ''}` : ''}` }, path, why.reason);
+      await this.offerFolder({ kind: 'deep_link', uri: fileLink(path, startLine, endLine) }, path, why.reason);
       throw why;
     }
     const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path));
@@ -174,7 +178,7 @@ export class Lander {
   }
 
   /**
-   * A caller's landing (a wake's `landing`, design §9) as a LandingRef: a deep link is checked; a code
+   * A caller's landing (a wake's `landing`) as a LandingRef: a deep link is checked; a code
    * anchor on lines of a workspace file takes its excerpt from the document now and the innermost
    * symbol around it from the document symbol provider (unless one is given). Throws InputError.
    */
@@ -250,7 +254,7 @@ export class Lander {
   topicDir(topic: string): string {
     const root = folders()[0];
     if (!root) throw new InputError('topic', 'needs an open workspace folder');
-    return join(root, setting('continuity.folder', '.life-thread'), 'topics', topic);
+    return join(root, setting('continuity.folder'), 'topics', topic);
   }
 
   /** Shows a span of a topic's export highlighted in the panel; the message may be in an earlier partition's export (history/). */

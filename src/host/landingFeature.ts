@@ -6,6 +6,7 @@ import type { ResolveAnchorInput } from '../core/toolInputs';
 import { resolveAnchorTool } from '../node/tools/anchorTool';
 import { COMMANDS } from '../shared/commands';
 import { ShownInputError, type Lander } from './landing';
+import { registerEvidenceLens } from './evidenceLens';
 
 /** Reads what a person pasted: a LandingRef as JSON, a base64url ref, or a URI. */
 export function parsePastedLanding(text: string, uriSchemes: readonly string[]): LandingRef {
@@ -72,5 +73,6 @@ export function registerLanding(context: vscode.ExtensionContext, lander: Lander
     }),
     vscode.workspace.onDidChangeWorkspaceFolders(() => void lander.completePending()),
   );
+  registerEvidenceLens(context, lander);
   void lander.completePending();
 }

@@ -8,6 +8,8 @@ import { COMMANDS } from '../shared/commands';
 import { draftSummary } from '../core/topicView';
 import { setting } from './settings';
 import { ownerZone } from './scheduleFeature';
+import { ownerZoneRecord, zoneForAnswer } from './ownerZone';
+import { zoneWords } from '../core/time/ownerZone';
 import type { ScheduleStore } from '../node/schedule';
 import type { WakeFeature } from './wakeFeature';
 import { isOfflineModel, OFFLINE_MODEL_NAME, realModels } from './offlineModel';
@@ -19,6 +21,7 @@ import { readWakeWords, WAKE_WORD_FORMS } from '../core/wake/wakeWords';
 import { rowView } from '../core/rowView';
 import type { ScheduleRow } from '../core/schema';
 import { InputError } from '../core/errors';
+import { isReminderMention } from '../core/ids';
 
 const AGENT_PREAMBLE = [
   'You are @life, the Life Thread agent in VS Code. You help the user with their work and you can sleep on long jobs:',
@@ -44,12 +47,12 @@ function toolsFor(request: vscode.ChatRequest, only?: string[]): TurnTool[] {
 }
 
 /**
- * The model `@life` answers with (design §9): `lifeThread.model` when set and present, else the
+ * The model `@life` answers with: `lifeThread.model` when set and present, else the
  * request's model unless it is the offline responder, else the first other model; the offline
  * responder only when there is no other.
  */
 export async function chooseModel(request: vscode.ChatRequest): Promise<vscode.LanguageModelChat> {
-  const wanted = setting('model', '').trim();
+  const wanted = setting('model').trim();
   if (wanted) {
     const slash = wanted.indexOf('/');
     const found = await realModels(slash > 0 ? { vendor: wanted.slice(0, slash), id: wanted.slice(slash + 1) } : { id: wanted });
@@ -69,10 +72,40 @@ export function connectModelHelp(stream: vscode.ChatResponseStream, what: string
   stream.button({ command: COMMANDS.setApiKey, title: 'Set API Key…' });
 }
 
+/** What `@life`'s commands reach. */
+interface AgentDeps {
+  afterTurn: AfterTurn;
+  doctor: Doctor;
+  store: ScheduleStore;
+  continuity: Continuity;
+  wakes: Pick<WakeFeature, 'received' | 'request'>;
+}
+
+/** One agent turn; `withHistory: false` leaves the chat's earlier turns out of the prompt (a Partition sends only its span). */
+type RunTurn = (
+  request: vscode.ChatRequest,
+  context: vscode.ChatContext,
+  stream: vscode.ChatResponseStream,
+  token: vscode.CancellationToken,
+  instruction: string,
+  only?: string[],
+  withHistory?: boolean,
+) => Promise<vscode.ChatResult>;
+
 /** `@life`: a tool-loop agent, plus the slash commands that need no model; wake pulses arrive here. */
-export function registerLifeAgent(chat: LifeChat, deps: { afterTurn: AfterTurn; doctor: Doctor; store: ScheduleStore; continuity: Continuity; wakes: () => WakeFeature | undefined }): void {
-  /** One agent turn; `withHistory: false` leaves the chat's earlier turns out of the prompt (a Partition sends only its span). */
-  const run = async (request: vscode.ChatRequest, context: vscode.ChatContext, stream: vscode.ChatResponseStream, token: vscode.CancellationToken, instruction: string, only?: string[], withHistory = true) => {
+export function registerLifeAgent(chat: LifeChat, deps: AgentDeps): void {
+  const run = agentTurn(deps);
+  chat.onDefault((request, context, stream, token) => freeTurn(deps, run, request, context, stream, token));
+  chat.on('remind', (request, context, stream, token) => remindCommand(deps, run, request, context, stream, token));
+  chat.on('schedule', (request, context, stream, token) => scheduleCommand(deps, run, request, context, stream, token));
+  chat.on('partition', (request, context, stream, token) => partitionCommand(deps, run, request, context, stream, token));
+  chat.on('resume', (request, _context, stream) => resumeCommand(deps, request, stream));
+  chat.on('wake', (request, context, stream, token) => wakeCommand(deps, run, request, context, stream, token));
+  chat.on('doctor', (_request, _context, stream) => doctorCommand(deps, stream));
+}
+
+function agentTurn(deps: AgentDeps): RunTurn {
+  return async (request, context, stream, token, instruction, only, withHistory = true) => {
     const model = await chooseModel(request);
     if (isOfflineModel(model)) {
       connectModelHelp(stream, request.command ? `\`/${request.command}\` with these words` : 'A free question');
@@ -81,7 +114,7 @@ export function registerLifeAgent(chat: LifeChat, deps: { afterTurn: AfterTurn; 
     const outcome = await deps.afterTurn.lastOutcome();
     const preface = [
       AGENT_PREAMBLE,
-      `The owner's time zone is ${ownerZone()}; now is ${new Date().toISOString()}.`,
+      `The owner's time zone is ${zoneWords(ownerZoneRecord())}; now is ${new Date().toISOString()}.`,
       outcome ? `Last after-turn request: ${outcome}.` : '',
       instruction,
     ]
@@ -99,138 +132,151 @@ export function registerLifeAgent(chat: LifeChat, deps: { afterTurn: AfterTurn; 
     });
     return { metadata: { command: request.command ?? 'agent', toolCalls: turn.toolCalls.map((c) => c.name), rounds: turn.rounds } };
   };
+}
 
-  chat.onDefault(async (request, context, stream, token) => {
-    // A wake's pulse: the receiver has it now (design §9: delivered means received).
-    const woken = (await deps.wakes()?.received(request.prompt)) ?? [];
-    if (woken.length > 0) return answerWake(request, context, stream, token, woken);
-    return run(request, context, stream, token, '');
-  });
+/** A request without a slash command: a wake's pulse, or a free question for the agent. */
+async function freeTurn(deps: AgentDeps, run: RunTurn, request: vscode.ChatRequest, context: vscode.ChatContext, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<vscode.ChatResult> {
+  // A wake's pulse: the receiver has it now (a wake is delivered only once its receiver has it).
+  const woken = await deps.wakes.received(request.prompt);
+  if (woken.length > 0) return answerWake(run, request, context, stream, token, woken);
+  return run(request, context, stream, token, '');
+}
 
-  const answerWake = async (request: vscode.ChatRequest, context: vscode.ChatContext, stream: vscode.ChatResponseStream, token: vscode.CancellationToken, woken: WakeRow[]) => {
-    const model = await chooseModel(request);
-    const ids = woken.map((w) => w.id);
-    if (isOfflineModel(model)) {
-      // No model to continue the work: show what woke the thread, plainly, then the pulse as it came.
-      const w = pulseWords(request.prompt);
-      const lines = [`**Woken** (${ids.join(', ')})${w?.text ? `: ${w.text}` : ''}`];
-      if (w) lines.push(`**${w.headline}**`);
-      if (w?.summary !== undefined) lines.push(`Summary: ${w.summary}`);
-      if (w?.detail !== undefined) lines.push(`Detail: ${w.detail}`);
-      if (w?.landing !== undefined) lines.push(`Landing: \`${w.landing}\``);
-      stream.markdown(`${lines.join('\n\n')}\n\nNo language model is connected, so nobody continues from here; the pulse as it came:\n\n\`\`\`yaml\n${request.prompt}\n\`\`\`\n`);
-      for (const w of woken) {
-        const e = pulseEventOfRow(w);
-        if (e.landing) stream.button({ command: COMMANDS.openLanding, arguments: [e.landing], title: woken.length > 1 ? `Open Landing of ${w.id}` : 'Open Landing' });
-      }
-      stream.button({ command: 'workbench.action.openSettings', arguments: ['lifeThread.openai'], title: 'Connect a Model' });
-      return { metadata: { command: 'wake', wakes: ids, model: 'offline' } };
+async function answerWake(run: RunTurn, request: vscode.ChatRequest, context: vscode.ChatContext, stream: vscode.ChatResponseStream, token: vscode.CancellationToken, woken: WakeRow[]): Promise<vscode.ChatResult> {
+  const model = await chooseModel(request);
+  const ids = woken.map((w) => w.id);
+  if (isOfflineModel(model)) {
+    // No model to continue the work: show what woke the thread, plainly, then the pulse as it came.
+    const w = pulseWords(request.prompt);
+    const lines = [`**Woken** (${ids.join(', ')})${w?.text ? `: ${w.text}` : ''}`];
+    if (w) lines.push(`**${w.headline}**`);
+    if (w?.summary !== undefined) lines.push(`Summary: ${w.summary}`);
+    if (w?.detail !== undefined) lines.push(`Detail: ${w.detail}`);
+    if (w?.landing !== undefined) lines.push(`Landing: \`${w.landing}\``);
+    stream.markdown(`${lines.join('\n\n')}\n\nNo language model is connected, so nobody continues from here; the pulse as it came:\n\n\`\`\`yaml\n${request.prompt}\n\`\`\`\n`);
+    for (const w of woken) {
+      const e = pulseEventOfRow(w);
+      if (e.landing) stream.button({ command: COMMANDS.openLanding, arguments: [e.landing], title: woken.length > 1 ? `Open Landing of ${w.id}` : 'Open Landing' });
     }
-    const result = await run(request, context, stream, token, 'You were woken by a Life Thread wake (the life_wake block below). Continue the line of work it names: look at the result and the landing, then say what you found and do the next step.');
-    return { ...result, metadata: { ...(result.metadata as object), command: 'wake', wakes: ids } };
-  };
+    stream.button({ command: 'workbench.action.openSettings', arguments: ['lifeThread.openai'], title: 'Connect a Model' });
+    return { metadata: { command: 'wake', wakes: ids, model: 'offline' } };
+  }
+  const result = await run(request, context, stream, token, 'You were woken by a Life Thread wake (the life_wake block below). Continue the line of work it names: look at the result and the landing, then say what you found and do the next step.');
+  return { ...result, metadata: { ...(result.metadata as object), command: 'wake', wakes: ids } };
+}
 
-  chat.on('remind', async (request, context, stream, token) => {
-    const show = /^\s*show\s+(r-[\w-]+)\s*$/i.exec(request.prompt);
-    if (show?.[1]) {
-      const row = await deps.store.get(show[1]);
-      if (!row || 'command' in row) {
-        stream.markdown(`There is no reminder ${show[1]} (reminders are kept 24 h after they fire).`);
-      } else if (!row.fact?.answer) {
-        stream.markdown(`**Reminder ${row.id}** has not been delivered yet: ${row.nextRunAt ? `it is due ${describeInstant(new Date(row.nextRunAt), ownerZone(), new Date())}` : row.status}.\n\n> ${row.text}`);
-      } else {
-        const how = row.fact.error ? `as written — ${row.fact.error}` : 'the agent\u2019s answer';
-        stream.markdown(`**Reminder ${row.id}** (${how}; fired ${row.firedAt ? describeInstant(new Date(row.firedAt), ownerZone(), new Date()) : ''}):\n\n${row.fact.answer}`);
-      }
-      return { metadata: { command: 'remind', shown: show[1] } };
-    }
-    if (isOfflineModel(await chooseModel(request))) {
-      if (/^\s*(?:list)?\s*$/i.test(request.prompt)) return listRows(stream, 'remind', (await deps.store.listReminders()).rows);
-      connectModelHelp(stream, '`/remind` with these words');
-      stream.button({ command: COMMANDS.addReminder, title: 'Add Reminder…' });
-      return { metadata: { command: 'remind', model: 'offline' } };
-    }
-    return run(request, context, stream, token, 'The user is managing reminders: use lifethread_remind (add, list, remove). A reminder\u2019s text is the prompt you will run at the due time.', ['lifethread_remind']);
-  });
-  chat.on('schedule', async (request, context, stream, token) => {
-    if (isOfflineModel(await chooseModel(request))) {
-      if (/^\s*(?:list)?\s*$/i.test(request.prompt)) return listRows(stream, 'schedule', (await deps.store.listCommands()).rows);
-      connectModelHelp(stream, '`/schedule` with these words');
-      stream.button({ command: COMMANDS.scheduleCommand, title: 'Schedule Command…' });
-      return { metadata: { command: 'schedule', model: 'offline' } };
-    }
-    return run(request, context, stream, token, 'The user is managing scheduled shell commands: use lifethread_schedule (add_command, list, move, run_now, remove, log).', ['lifethread_schedule', 'lifethread_remind']);
-  });
-  chat.on('partition', async (request, context, stream, token) => {
-    const args = request.prompt.trim();
-    const approve = /^approve(?:\s+(\S+))?$/i.exec(args);
-    if (approve) return approveInChat(deps.continuity, stream, approve[1]);
-    const topic = args || deps.continuity.currentTopic();
-    // Without a model nothing can fill the decisions: say how to connect one and write nothing.
-    if (isOfflineModel(await chooseModel(request))) {
-      connectModelHelp(stream, '`/partition`');
-      return { metadata: { command: 'partition', topic, model: 'offline', transcript: 'skip' } };
-    }
-    const imported = await deps.continuity.importOnScreen(topic);
-    if (imported.note) stream.progress(`The chat on screen was not imported (${imported.note}); partitioning @life's own transcript.`);
-    if (imported.imported > 0) stream.progress(`Imported ${imported.imported} message(s) of ${imported.participants.map((p) => (p ? `@${p.split('.').pop() ?? p}` : 'the default agent')).join(', ')} from the chat on screen.`);
-    const started = await deps.continuity.start(topic);
-    if (started.kind === 'nothing') {
-      stream.markdown(
-        started.previous === null
-          ? `Nothing to hand over in topic **${topic}** yet: there is no conversation in it. Nothing was written.`
-          : `Nothing new to hand over in topic **${topic}** since partition ${started.previous}: no conversation since its export. Nothing was written.`,
-      );
-      return { metadata: { command: 'partition', topic, nothingNew: true, transcript: 'skip' } };
-    }
-    stream.progress(`Wrote the export (${started.messages} message${started.messages === 1 ? '' : 's'} since the previous partition) and the Handover ops of topic ${topic} (partition ${started.partition}); filling TopicDecisions…`);
-    const req = { ...request, prompt: started.prompt } as vscode.ChatRequest;
-    const result = await run(req, context, stream, token, 'You are filling TopicDecisions for a Partition. Use lifethread_partition with action "fill"; if it refuses, fix what it names and call it again.', ['lifethread_partition'], false);
-    const draft = await deps.continuity.draftOf(topic);
-    if (draft?.lint.ok) {
-      stream.markdown(`\n\nTopicDecisions of **${topic}** (partition ${draft.decisions.partition}) wait for your approval; the new chat opens only when you approve.`);
-      stream.button({ command: COMMANDS.approvePartition, arguments: [topic], title: 'Approve Partition…' });
-      stream.button({ command: COMMANDS.openPanel, arguments: [topic], title: 'Review in the panel' });
-    } else if (draft) {
-      stream.markdown(`\n\nThe draft of TopicDecisions of **${topic}** does not pass the lint yet: ${draft.lint.problems.map((p) => p.reason).join('; ')}. It cannot be approved until it does.`);
-      stream.button({ command: COMMANDS.openPanel, arguments: [topic], title: 'Review in the panel' });
+/** `/remind`: `show r-…` shows a reminder and its answer; without a model, the list; else the agent with lifethread_remind. */
+async function remindCommand(deps: AgentDeps, run: RunTurn, request: vscode.ChatRequest, context: vscode.ChatContext, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<vscode.ChatResult> {
+  const show = /^\s*show\s+(\S+)\s*$/i.exec(request.prompt);
+  if (show?.[1] && isReminderMention(show[1])) {
+    const row = await deps.store.get(show[1]);
+    if (!row || 'command' in row) {
+      stream.markdown(`There is no reminder ${show[1]} (reminders are kept 24 h after they fire).`);
+    } else if (!row.fact?.answer) {
+      stream.markdown(`**Reminder ${row.id}** has not been delivered yet: ${row.nextRunAt ? `it is due ${describeInstant(new Date(row.nextRunAt), ownerZone(), new Date())}` : row.status}.\n\n> ${row.text}`);
     } else {
-      stream.markdown(`\n\nThe agent did not fill TopicDecisions of **${topic}** (partition ${started.partition}); run \`/partition ${topic}\` again, or fill them through the lifethread_partition tool.`);
+      const how = row.fact.error ? `as written — ${row.fact.error}` : 'the agent\u2019s answer';
+      stream.markdown(`**Reminder ${row.id}** (${how}; fired ${row.firedAt ? describeInstant(new Date(row.firedAt), ownerZone(), new Date()) : ''}):\n\n${row.fact.answer}`);
     }
-    return { metadata: { ...(result.metadata as object), command: 'partition', topic, partition: started.partition, draft: draft ? (draft.lint.ok ? 'ready' : 'refused') : 'none' } };
-  });
-  chat.on('resume', async (request, _context, stream) => {
-    const topic = request.prompt.trim() || deps.continuity.currentTopic();
-    stream.markdown(await deps.continuity.resumeText(topic));
-    return { metadata: { command: 'resume', topic } };
-  });
-  chat.on('wake', async (request, context, stream, token) => {
-    if (isOfflineModel(await chooseModel(request))) return wakeWithoutModel(request, stream);
-    return run(request, context, stream, token, 'The user wants to be woken later: use lifethread_sendToLifeThread (when: timer with delay_seconds or at in words; job.done with job_id; presence.online; scm.changed). Pass their words for `at`; never compute timestamps.', ['lifethread_sendToLifeThread']);
-  });
-  /** `/wake` with explicit words (design §9): the wake is added as the tool would add it; other words get the forms and the model help. */
-  const wakeWithoutModel = async (request: vscode.ChatRequest, stream: vscode.ChatResponseStream): Promise<vscode.ChatResult> => {
-    const wakes = deps.wakes();
-    const input = readWakeWords(request.prompt, ownerZone(), new Date());
-    if (!input || !wakes) {
-      stream.markdown(`Without a language model \`/wake\` reads these forms:\n\n${WAKE_WORD_FORMS.map((f) => `- ${f}`).join('\n')}\n\n`);
-      connectModelHelp(stream, '`/wake` with other words');
-      return { metadata: { command: 'wake', model: 'offline', added: false } };
-    }
-    try {
-      const r = await wakes.request(input);
-      stream.markdown(`**Wake added.** ${r.text}`);
-      return { metadata: { command: 'wake', model: 'offline', added: true, wakes: r.rows.map((w) => w.id) } };
-    } catch (err) {
-      stream.markdown(`The wake was not added — ${err instanceof InputError ? `${err.field}: ${err.reason}` : String(err)}.`);
-      return { metadata: { command: 'wake', model: 'offline', added: false } };
-    }
-  };
+    return { metadata: { command: 'remind', shown: show[1] } };
+  }
+  if (isOfflineModel(await chooseModel(request))) {
+    if (/^\s*(?:list)?\s*$/i.test(request.prompt)) return listRows(stream, 'remind', (await deps.store.listReminders()).rows);
+    connectModelHelp(stream, '`/remind` with these words');
+    stream.button({ command: COMMANDS.addReminder, title: 'Add Reminder…' });
+    return { metadata: { command: 'remind', model: 'offline' } };
+  }
+  return run(request, context, stream, token, 'The user is managing reminders: use lifethread_remind (add, list, remove). A reminder\u2019s text is the prompt you will run at the due time.', ['lifethread_remind']);
+}
 
-  chat.on('doctor', async (_request, _context, stream) => {
-    stream.markdown(await deps.doctor.report());
-    return { metadata: { command: 'doctor' } };
-  });
+/** `/schedule`: without a model, the list; else the agent with lifethread_schedule. */
+async function scheduleCommand(deps: AgentDeps, run: RunTurn, request: vscode.ChatRequest, context: vscode.ChatContext, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<vscode.ChatResult> {
+  if (isOfflineModel(await chooseModel(request))) {
+    if (/^\s*(?:list)?\s*$/i.test(request.prompt)) return listRows(stream, 'schedule', (await deps.store.listCommands()).rows);
+    connectModelHelp(stream, '`/schedule` with these words');
+    stream.button({ command: COMMANDS.scheduleCommand, title: 'Schedule Command…' });
+    return { metadata: { command: 'schedule', model: 'offline' } };
+  }
+  return run(request, context, stream, token, 'The user is managing scheduled shell commands: use lifethread_schedule (add_command, list, move, run_now, remove, log).', ['lifethread_schedule', 'lifethread_remind']);
+}
+
+/** `/partition [topic]`: the export and the ops written, then the agent fills TopicDecisions; `/partition approve [topic]` offers the approval. */
+async function partitionCommand(deps: AgentDeps, run: RunTurn, request: vscode.ChatRequest, context: vscode.ChatContext, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<vscode.ChatResult> {
+  const args = request.prompt.trim();
+  const approve = /^approve(?:\s+(\S+))?$/i.exec(args);
+  if (approve) return approveInChat(deps.continuity, stream, approve[1]);
+  const topic = args || deps.continuity.currentTopic();
+  // Without a model nothing can fill the decisions: say how to connect one and write nothing.
+  if (isOfflineModel(await chooseModel(request))) {
+    connectModelHelp(stream, '`/partition`');
+    return { metadata: { command: 'partition', topic, model: 'offline', transcript: 'skip' } };
+  }
+  const imported = await deps.continuity.importOnScreen(topic);
+  if (imported.note) stream.progress(`The chat on screen was not imported (${imported.note}); partitioning @life's own transcript.`);
+  if (imported.imported > 0) stream.progress(`Imported ${imported.imported} message(s) of ${imported.participants.map((p) => (p ? `@${p.split('.').pop() ?? p}` : 'the default agent')).join(', ')} from the chat on screen.`);
+  const started = await deps.continuity.start(topic);
+  if (started.kind === 'nothing') {
+    stream.markdown(
+      started.previous === null
+        ? `Nothing to hand over in topic **${topic}** yet: there is no conversation in it. Nothing was written.`
+        : `Nothing new to hand over in topic **${topic}** since partition ${started.previous}: no conversation since its export. Nothing was written.`,
+    );
+    return { metadata: { command: 'partition', topic, nothingNew: true, transcript: 'skip' } };
+  }
+  stream.progress(`Wrote the export (${started.messages} message${started.messages === 1 ? '' : 's'} since the previous partition) and the Handover ops of topic ${topic} (partition ${started.partition}); filling TopicDecisions…`);
+  const req = { ...request, prompt: started.prompt } as vscode.ChatRequest;
+  const result = await run(req, context, stream, token, 'You are filling TopicDecisions for a Partition. Use lifethread_partition with action "fill"; if it refuses, fix what it names and call it again.', ['lifethread_partition'], false);
+  const draft = await deps.continuity.draftOf(topic);
+  if (draft?.lint.ok) {
+    stream.markdown(`\n\nTopicDecisions of **${topic}** (partition ${draft.decisions.partition}) wait for your approval; the new chat opens only when you approve.`);
+    stream.button({ command: COMMANDS.approvePartition, arguments: [topic], title: 'Approve Partition…' });
+    stream.button({ command: COMMANDS.openPanel, arguments: [topic], title: 'Review in the panel' });
+  } else if (draft) {
+    stream.markdown(`\n\nThe draft of TopicDecisions of **${topic}** does not pass the lint yet: ${draft.lint.problems.map((p) => p.reason).join('; ')}. It cannot be approved until it does.`);
+    stream.button({ command: COMMANDS.openPanel, arguments: [topic], title: 'Review in the panel' });
+  } else {
+    const refusal = deps.continuity.lastRefusal(topic);
+    stream.markdown(`\n\nThe agent did not fill TopicDecisions of **${topic}** (partition ${started.partition})${refusal ? `: its last fill was refused — ${refusal}` : ''}; run \`/partition ${topic}\` again, or fill them through the lifethread_partition tool.`);
+    stream.button({ command: COMMANDS.partition, arguments: [topic], title: 'Try the Partition again' });
+  }
+  return { metadata: { ...(result.metadata as object), command: 'partition', topic, partition: started.partition, draft: draft ? (draft.lint.ok ? 'ready' : 'refused') : 'none' } };
+}
+
+/** `/resume [topic]`: the topic's resume pack. */
+async function resumeCommand(deps: AgentDeps, request: vscode.ChatRequest, stream: vscode.ChatResponseStream): Promise<vscode.ChatResult> {
+  const topic = request.prompt.trim() || deps.continuity.currentTopic();
+  stream.markdown(await deps.continuity.resumeText(topic));
+  return { metadata: { command: 'resume', topic } };
+}
+
+/** `/wake`: the agent with lifethread_sendToLifeThread; without a model, the words it can read itself. */
+async function wakeCommand(deps: AgentDeps, run: RunTurn, request: vscode.ChatRequest, context: vscode.ChatContext, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<vscode.ChatResult> {
+  if (isOfflineModel(await chooseModel(request))) return wakeWithoutModel(deps, request, stream);
+  return run(request, context, stream, token, 'The user wants to be woken later: use lifethread_sendToLifeThread (when: timer with delay_seconds or at in words; job.done with job_id; presence.online; scm.changed). Pass their words for `at`; never compute timestamps.', ['lifethread_sendToLifeThread']);
+}
+
+/** `/wake` with explicit words: the wake is added as the tool would add it; other words get the forms and the model help. */
+async function wakeWithoutModel(deps: AgentDeps, request: vscode.ChatRequest, stream: vscode.ChatResponseStream): Promise<vscode.ChatResult> {
+  const input = readWakeWords(request.prompt, zoneForAnswer().timeZone, new Date());
+  if (!input) {
+    stream.markdown(`Without a language model \`/wake\` reads these forms:\n\n${WAKE_WORD_FORMS.map((f) => `- ${f}`).join('\n')}\n\n`);
+    connectModelHelp(stream, '`/wake` with other words');
+    return { metadata: { command: 'wake', model: 'offline', added: false } };
+  }
+  try {
+    const r = await deps.wakes.request(input);
+    stream.markdown(`**Wake added.** ${r.text}`);
+    return { metadata: { command: 'wake', model: 'offline', added: true, wakes: r.rows.map((w) => w.id) } };
+  } catch (err) {
+    stream.markdown(`The wake was not added — ${err instanceof InputError ? `${err.field}: ${err.reason}` : String(err)}.`);
+    return { metadata: { command: 'wake', model: 'offline', added: false } };
+  }
+}
+
+/** `/doctor`: the same report as the Doctor command. */
+async function doctorCommand(deps: AgentDeps, stream: vscode.ChatResponseStream): Promise<vscode.ChatResult> {
+  stream.markdown(await deps.doctor.report());
+  return { metadata: { command: 'doctor' } };
 }
 
 /** `/remind` or `/schedule` without words and without a model: the rows, as the sidebar shows them. */
@@ -277,7 +323,7 @@ async function offerPartitionUnderPressure(
   if (!max) return;
   let used = 0;
   for (const m of messages) used += await model.countTokens(m, token);
-  const percent = setting('continuity.pressurePercent', 70);
+  const percent = setting('continuity.pressurePercent');
   if ((used / max) * 100 < percent) return;
   stream.markdown(`_This conversation uses ${Math.round((used / max) * 100)} % of the model's input window (${used} of ${max} tokens)._\n\n`);
   stream.button({ command: COMMANDS.partition, title: 'Partition this chat', arguments: [continuity.currentTopic()] });

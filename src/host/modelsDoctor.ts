@@ -9,9 +9,9 @@ export async function modelsSection(provider: OpenAiCompatibleProvider): Promise
   const picked = await pickModel();
   const lines = [
     `- Models available: ${all.length ? all.map((m) => `\`${m.vendor}/${m.id}\``).join(', ') : '**none**'} (besides \`lifethread/offline\`, Life Thread\u2019s commands-only responder)`,
-    `- Reminder turns use: ${picked.model ? `\`${picked.model.vendor}/${picked.model.id}\`${setting('model', '') ? ' (lifeThread.model)' : ' (first available)'}` : `**no model** — reminders are delivered as written (${picked.reason ?? ''})`}`,
+    `- Reminder turns use: ${picked.model ? `\`${picked.model.vendor}/${picked.model.id}\`${setting('model') ? ' (lifeThread.model)' : ' (first available)'}` : `**no model** — reminders are delivered as written (${picked.reason ?? ''})`}`,
     '- `@life` uses the model picked in the chat view.',
-    `- OpenAI-compatible endpoint: ${provider.baseUrl ? `\`${provider.baseUrl}\`${setting('openai.model', '') ? `, model \`${setting('openai.model', '')}\`` : ''}` : 'not set'}${provider.lastError ? ` — last error: ${provider.lastError}` : ''}`,
+    `- OpenAI-compatible endpoint: ${provider.baseUrl ? `\`${provider.baseUrl}\`${setting('openai.model') ? `, model \`${setting('openai.model')}\`` : ''}` : 'not set'}${provider.lastError ? ` — last error: ${provider.lastError}` : ''}`,
   ];
   if (!all.length) {
     lines.push(

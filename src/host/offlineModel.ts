@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { LM_VENDOR } from '../shared/commands';
 
 /**
- * `lifethread/offline` (design §9 "No model"): VS Code refuses every chat request while no language
+ * `lifethread/offline`: VS Code refuses every chat request while no language
  * model exists, so `@life` could not even run `/doctor` or show a wake. This deterministic responder is
  * always offered under Life Thread's vendor; it is not an LLM. `@life` answers with it only when there
  * is no other model; reminder turns never use it, and it never counts as "a model is back".

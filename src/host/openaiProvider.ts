@@ -55,7 +55,7 @@ export class OpenAiCompatibleProvider implements vscode.LanguageModelChatProvide
   }
 
   get baseUrl(): string {
-    return setting('openai.baseUrl', '').trim();
+    return setting('openai.baseUrl').trim();
   }
 
   async provideLanguageModelChatInformation(options: vscode.PrepareLanguageModelChatModelOptions, token: vscode.CancellationToken): Promise<OpenAiModel[]> {
@@ -66,7 +66,7 @@ export class OpenAiCompatibleProvider implements vscode.LanguageModelChatProvide
   private async serverModels(_options: vscode.PrepareLanguageModelChatModelOptions, token: vscode.CancellationToken): Promise<OpenAiModel[]> {
     const baseUrl = this.baseUrl;
     if (!baseUrl) return [];
-    let names = setting('openai.model', '').trim() ? [setting('openai.model', '').trim()] : [];
+    let names = setting('openai.model').trim() ? [setting('openai.model').trim()] : [];
     if (names.length === 0) {
       const ctl = new AbortController();
       token.onCancellationRequested(() => ctl.abort());
@@ -78,7 +78,7 @@ export class OpenAiCompatibleProvider implements vscode.LanguageModelChatProvide
         return [];
       }
     }
-    const maxInputTokens = setting('openai.maxInputTokens', 32768);
+    const maxInputTokens = setting('openai.maxInputTokens');
     return names.map((name) => ({
       id: name,
       name,

@@ -8,7 +8,9 @@ import { scheduleAsWhen } from '../core/time/describe';
 import type { ScheduleRow } from '../core/schema';
 import { COMMANDS } from '../shared/commands';
 import type { ScheduleFeature } from './scheduleFeature';
-import { ownerZone, windowOwner } from './scheduleFeature';
+import { windowOwner } from './scheduleFeature';
+import { zoneForAnswer } from './ownerZone';
+import { zoneWords, type OwnerZone } from '../core/time/ownerZone';
 
 /**
  * Asks for a time with a live preview of the resolved instant (owner's zone and UTC) under the box.
@@ -17,8 +19,9 @@ import { ownerZone, windowOwner } from './scheduleFeature';
  * again at Enter, mean another instant than the one shown (the box stayed open; or the instant shown
  * has passed), Enter refreshes the preview and says so, and the next Enter accepts (core/time/preview).
  */
-export async function askWhen(kind: RowKind, title: string, initial = ''): Promise<{ when?: string; cron?: string; now: Date } | undefined> {
-  const tz = ownerZone();
+export async function askWhen(kind: RowKind, title: string, initial = ''): Promise<{ when?: string; cron?: string; now: Date; zone: OwnerZone } | undefined> {
+  const zone = zoneForAnswer();
+  const tz = zone.timeZone;
   const box = vscode.window.createInputBox();
   box.title = title;
   box.placeholder = kind === 'reminder' ? 'in 20 minutes · tomorrow at 9 · every weekday at 09:00 · cron 0 9 * * 1-5' : 'in 10 minutes · every 30m · every day at 02:00 · cron */5 * * * *';
@@ -30,7 +33,7 @@ export async function askWhen(kind: RowKind, title: string, initial = ''): Promi
     shown = undefined;
     if (!value.trim()) {
       box.validationMessage = undefined;
-      box.prompt = `Times are read in ${tz}.`;
+      box.prompt = `Times are read in ${zoneWords(zone)}.`;
       return;
     }
     try {
@@ -63,7 +66,7 @@ export async function askWhen(kind: RowKind, title: string, initial = ''): Promi
         return;
       }
       done = true;
-      resolve({ ...whenInput(value), now: outcome.preview.readAt });
+      resolve({ ...whenInput(value), now: outcome.preview.readAt, zone });
       box.hide();
     });
     box.onDidHide(() => {
@@ -102,11 +105,12 @@ export function registerScheduleCommands(context: vscode.ExtensionContext, featu
             validateInput: (v) => (v.trim() ? (v.length > 4000 ? 'At most 4,000 characters.' : undefined) : 'Say what the reminder is for.'),
           }));
         if (!text) return undefined;
-        const when = args?.when || args?.cron ? { when: args.when, cron: args.cron, now: new Date() } : await askWhen('reminder', 'Add Reminder (2/2): when?');
-        if (!when) return undefined;
+        const asked = args?.when || args?.cron ? { when: args.when, cron: args.cron, now: new Date(), zone: zoneForAnswer() } : await askWhen('reminder', 'Add Reminder (2/2): when?');
+        if (!asked) return undefined;
+        const { zone, ...when } = asked;
         const folder = workspaceRoot();
-        const added = await after(store.addReminder({ text, ...when, tz: ownerZone(), owner: windowOwner(), ...(folder ? { destination: { folder } } : {}) }));
-        void vscode.window.showInformationMessage(`Reminder ${added.row.id}: ${added.description}.`);
+        const added = await after(store.addReminder({ text, ...when, tz: zone.timeZone, owner: windowOwner(), ...(folder ? { destination: { folder } } : {}) }));
+        void vscode.window.showInformationMessage(`Reminder ${added.row.id}: ${added.description} (${zoneWords(zone)}).`);
         return added.row;
       } catch (err) {
         fail(err);
@@ -126,10 +130,11 @@ export function registerScheduleCommands(context: vscode.ExtensionContext, featu
             validateInput: (v) => (v.trim() ? (v.includes('\0') ? `The command ${NUL_REASON}.` : undefined) : 'Type a command, e.g. npm test'),
           }));
         if (!command) return undefined;
-        const when = args?.when || args?.cron ? { when: args.when, cron: args.cron, now: new Date() } : await askWhen('command', 'Schedule Command (2/2): when?');
-        if (!when) return undefined;
-        const added = await after(store.addCommand({ command, cwd, envPath: process.env.PATH, ...when, tz: ownerZone(), timeoutMinutes: args?.timeoutMinutes, owner: windowOwner() }));
-        void vscode.window.showInformationMessage(`Command ${added.row.id}: ${added.description}.`);
+        const asked = args?.when || args?.cron ? { when: args.when, cron: args.cron, now: new Date(), zone: zoneForAnswer() } : await askWhen('command', 'Schedule Command (2/2): when?');
+        if (!asked) return undefined;
+        const { zone, ...when } = asked;
+        const added = await after(store.addCommand({ command, cwd, envPath: process.env.PATH, ...when, tz: zone.timeZone, timeoutMinutes: args?.timeoutMinutes, owner: windowOwner() }));
+        void vscode.window.showInformationMessage(`Command ${added.row.id}: ${added.description} (${zoneWords(zone)}).`);
         return added.row;
       } catch (err) {
         fail(err);
@@ -172,12 +177,13 @@ export async function runNowRow(feature: ScheduleFeature, id: string): Promise<v
 
 export async function moveRow(feature: ScheduleFeature, id: string): Promise<void> {
   const row = await feature.store.get(id);
-  const when = await askWhen(id.startsWith('c-') ? 'command' : 'reminder', `Move ${id}${row ? ` (${rowLabel(row)})` : ''}: new time`, row ? scheduleAsWhen(row.schedule, ownerZone()) : '');
-  if (!when) return;
-  const moved = await feature.store.move(id, { ...when, tz: ownerZone() });
+  const asked = await askWhen(id.startsWith('c-') ? 'command' : 'reminder', `Move ${id}${row ? ` (${rowLabel(row)})` : ''}: new time`, row ? scheduleAsWhen(row.schedule, zoneForAnswer().timeZone) : '');
+  if (!asked) return;
+  const { zone, ...when } = asked;
+  const moved = await feature.store.move(id, { ...when, tz: zone.timeZone });
   feature.dispatcher.requestPass();
   await feature.refresh();
-  void vscode.window.showInformationMessage(`${id} moved: ${moved.description}${moved.running ? ' (it is running now: the change applies after this run)' : ''}.`);
+  void vscode.window.showInformationMessage(`${id} moved: ${moved.description}${moved.running ? ' (it is running now: the change applies after this run)' : ''} (${zoneWords(zone)}).`);
 }
 
 /** A row as the user wrote it, short: the reminder's text or the command, in quotes. */

@@ -2,8 +2,9 @@ import * as vscode from 'vscode';
 import { dirname, join } from 'node:path';
 import { rowView } from '../core/rowView';
 import type { ScheduleRow } from '../core/schema';
-import { describeInstant } from '../core/time/describe';
-import { validateZone } from '../core/time/zone';
+import { describeInstant, nextRunWords } from '../core/time/describe';
+import { zoneWords } from '../core/time/ownerZone';
+import { pathPrefix } from '../core/platform';
 import type { ScheduleStore } from '../node/schedule';
 import { readPulse, TIMER_PULSE_FILE } from '../node/store/pulse';
 import { binDir, findRuntime, installShim, thisRuntime, type ShimInstall } from '../node/shim';
@@ -11,30 +12,24 @@ import { recordStore, registryPath } from '../node/service/storeRegistry';
 import { timerCommandsLine, timerRemindersLine, type TimerHealth } from '../core/service/timerHealth';
 import type { TimerKind } from '../core/service/timerUnits';
 import { homedir } from 'node:os';
-import { Dispatcher, HEALTHY_WITHIN_MS } from './dispatcher';
+import { Dispatcher } from './dispatcher';
+import { dispatcherHealth } from '../core/health';
 import type { Firer } from '../node/fire';
 import type { Doctor } from './doctor';
 import type { ViewModel } from './viewModel';
 import type { Health } from '../shared/protocol';
-import { configuredZone, setting, WINDOW_ID } from './settings';
+import { setting, WINDOW_ID } from './settings';
+import { ownerZone, ownerZoneRecord, viewZone } from './ownerZone';
 import { holderFor } from '../node/liveness';
 import { ownerOf } from '../core/claim';
 import type { Owner } from '../core/schema';
 import { SIDEBAR_VIEW_ID } from '../shared/commands';
+import { WakePauseState } from './wakePauseState';
 
-/** The owner's zone, validated: a bad setting falls back to the host's zone and says so once. */
-export function ownerZone(log?: vscode.LogOutputChannel): string {
-  const tz = configuredZone();
-  try {
-    return validateZone(tz, 'lifeThread.timeZone');
-  } catch (err) {
-    log?.warn(`${String(err)}; using UTC`);
-    return 'UTC';
-  }
-}
+export { ownerZone } from './ownerZone';
 
 /**
- * This window as the owner of the rows it adds (design §9 "Ownership"): its workspace's folders, so
+ * This window as the owner of the rows it adds: its workspace's folders, so
  * a reminder fires only in a window of that workspace.
  */
 export function windowOwner(): Owner {
@@ -42,11 +37,7 @@ export function windowOwner(): Owner {
 }
 
 export function catchUpLimits(): { reminder: number; command: number } {
-  const h = (key: string, fallback: number) => {
-    const v = setting<number>(key, fallback);
-    return (typeof v === 'number' && v >= 0 ? v : fallback) * 3600_000;
-  };
-  return { reminder: h('catchUp.reminderMaxLatenessHours', 12), command: h('catchUp.commandMaxLatenessHours', 1) };
+  return { reminder: setting('catchUp.reminderMaxLatenessHours') * 3600_000, command: setting('catchUp.commandMaxLatenessHours') * 3600_000 };
 }
 
 /**
@@ -60,7 +51,8 @@ export class ScheduleFeature implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private refreshTimer: NodeJS.Timeout | undefined;
   private rows: ScheduleRow[] = [];
-  paused = false;
+  /** The wakes' pause, shared by every window of the store: the status bar, the sidebar and Doctor read it. */
+  readonly pause: WakePauseState;
   /** The OS timer's kind while it is installed (set by the timer feature, src/host/timerFeature.ts). */
   timerKind: TimerKind | null = null;
   /** The OS timer's health as last read, while it is installed. */
@@ -77,6 +69,7 @@ export class ScheduleFeature implements vscode.Disposable {
     private readonly log: vscode.LogOutputChannel,
   ) {
     this.storeDir = store.dir;
+    this.pause = new WakePauseState(store.dir, context.globalState, log);
     this.dispatcher = new Dispatcher({
       store: this.store,
       firer,
@@ -87,7 +80,7 @@ export class ScheduleFeature implements vscode.Disposable {
     this.statusItem = vscode.window.createStatusBarItem('lifeThread.status', vscode.StatusBarAlignment.Right, 100);
     this.statusItem.name = 'Life Thread';
     this.statusItem.command = `${SIDEBAR_VIEW_ID}.focus`;
-    this.disposables.push(this.dispatcher, this.statusItem, this.dispatcher.onDidChange(() => void this.refresh()));
+    this.disposables.push(this.dispatcher, this.statusItem, this.pause, this.dispatcher.onDidChange(() => void this.refresh()), this.pause.onDidChange(() => void this.refresh()));
     doctor.addSection('Dispatcher and store', () => this.doctorSection());
   }
 
@@ -95,6 +88,7 @@ export class ScheduleFeature implements vscode.Disposable {
     this.cliReady = this.installCli();
     await this.setUpTerminals();
     this.dispatcher.start();
+    this.pause.start();
     // The "in 5 min" words age; refresh the views while anything is shown.
     this.refreshTimer = setInterval(() => void this.refresh(), 30_000);
     this.disposables.push(
@@ -110,15 +104,16 @@ export class ScheduleFeature implements vscode.Disposable {
     await this.cliReady;
   }
 
-  health(now = new Date()): Health {
+  /** `withPause` false: the dispatcher alone (Doctor states the pause once, in its Wakes section). */
+  health(now = new Date(), withPause = true): Health {
     const h = this.dispatcher.health;
-    if (h.readOnly) return { state: 'readonly', line: `Store is read-only: ${h.error ?? ''}`, lastPassAt: h.lastPassAt?.toISOString() ?? null };
-    if (h.error) return { state: 'stalled', line: `STALLED: ${h.error}`, lastPassAt: h.lastPassAt?.toISOString() ?? null };
-    if (!h.lastPassAt) return { state: 'starting', line: 'Dispatcher starting…', lastPassAt: null };
-    const age = now.getTime() - h.lastPassAt.getTime();
-    if (age > HEALTHY_WITHIN_MS) return { state: 'stalled', line: `STALLED: no pass for ${Math.round(age / 1000)} s`, lastPassAt: h.lastPassAt.toISOString() };
-    if (this.paused) return { state: 'paused', line: 'Wakes paused · dispatcher healthy', lastPassAt: h.lastPassAt.toISOString() };
-    return { state: 'healthy', line: `Dispatcher healthy · last pass ${Math.max(0, Math.round(age / 1000))} s ago`, lastPassAt: h.lastPassAt.toISOString() };
+    const { healthy: _healthy, ...health } = dispatcherHealth({ lastPassAt: h.lastPassAt ?? null, readOnly: h.readOnly ? (h.error ?? '') : undefined, error: h.error ?? undefined, paused: withPause && this.pause.paused, ownDispatcher: true }, now);
+    return health;
+  }
+
+  /** What the status bar shows now. */
+  get statusText(): string {
+    return this.statusItem.text;
   }
 
   /** Rows as last read, for List, tools and tests. */
@@ -135,10 +130,10 @@ export class ScheduleFeature implements vscode.Disposable {
       const [r, c] = await Promise.all([this.store.listReminders(), this.store.listCommands()]);
       this.rows = [...r.rows, ...c.rows];
       const views = (rows: ScheduleRow[]) => rows.sort(byNext).map((row) => rowView(row, now, 'command' in row && row.firedAt !== undefined));
-      this.model.update({ tz: ownerZone(), health: this.health(now), reminders: views([...r.rows]), commands: views([...c.rows]), storeError });
+      this.model.update({ ...viewZone(ownerZoneRecord()), health: this.health(now), reminders: views([...r.rows]), commands: views([...c.rows]), storeError });
     } catch (err) {
       storeError = err instanceof Error ? err.message : String(err);
-      this.model.update({ tz: ownerZone(), health: this.health(now), storeError });
+      this.model.update({ ...viewZone(ownerZoneRecord()), health: this.health(now), storeError });
     }
     this.updateStatus(now);
   }
@@ -147,8 +142,8 @@ export class ScheduleFeature implements vscode.Disposable {
    * The health lines the status bar's tooltip and Doctor show: the dispatcher's, or — while the OS
    * timer is installed — two, commands (the timer) and reminders (they need a window).
    */
-  healthLines(now = new Date()): string[] {
-    const line = this.health(now).line;
+  healthLines(now = new Date(), withPause = true): string[] {
+    const line = this.health(now, withPause).line;
     return this.timer ? [timerCommandsLine(this.timer, now), timerRemindersLine(line)] : [line];
   }
 
@@ -156,12 +151,12 @@ export class ScheduleFeature implements vscode.Disposable {
     const health = this.health(now);
     const next = this.rows.filter((r) => r.status === 'pending' && r.nextRunAt).map((r) => Date.parse(r.nextRunAt ?? ''));
     const earliest = next.length ? Math.min(...next) : null;
-    const words = earliest === null ? 'nothing scheduled' : `next ${describeInstant(new Date(earliest), ownerZone(), now).split(', ').pop() ?? ''}`;
+    const words = nextRunWords(earliest, now);
     const tag = health.state === 'healthy' ? 'healthy' : health.state === 'stalled' || health.state === 'readonly' ? 'STALLED' : health.state;
     this.statusItem.text = `$(${health.state === 'healthy' ? 'clock' : health.state === 'paused' ? 'debug-pause' : 'warning'}) ${words} · ${tag}`;
     const lines = this.healthLines(now);
     const head = lines.length === 1 ? `**Life Thread** — ${lines[0] ?? ''}` : `**Life Thread**\n\n${lines.map((l) => `- ${l}`).join('\n')}`;
-    this.statusItem.tooltip = new vscode.MarkdownString(`${head}\n\n${earliest === null ? 'Nothing scheduled.' : `Next: ${describeInstant(new Date(earliest), ownerZone(), now)}`}`);
+    this.statusItem.tooltip = new vscode.MarkdownString(`${head}\n\n${earliest === null ? 'Nothing scheduled.' : `Next: ${describeInstant(new Date(earliest), ownerZone(), now)}`}\n\nTimes in ${zoneWords(ownerZoneRecord())}`);
     this.statusItem.backgroundColor = health.state === 'stalled' || health.state === 'readonly' ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
     this.statusItem.accessibilityInformation = { label: `Life Thread: ${words}, ${tag}${lines.length > 1 ? `; ${lines.join('; ')}` : ''}` };
   }
@@ -170,10 +165,10 @@ export class ScheduleFeature implements vscode.Disposable {
     const now = new Date();
     const pulse = await readPulse(this.storeDir).catch(() => null);
     const pulseWords = pulse ? ` (pulse file ${describeInstant(pulse, ownerZone(), now)})` : ' (no pulse file yet)';
-    const health = this.healthLines(now);
+    const health = this.healthLines(now, false);
     const lines =
       health.length === 1
-        ? [`- Dispatcher: **${this.health(now).line}**${pulseWords}`]
+        ? [`- Dispatcher: **${health[0] ?? ''}**${pulseWords}`]
         : [`- ${health[0] ?? ''}`, `- ${health[1] ?? ''}${pulseWords}`];
     lines.push(`- Store directory: \`${this.storeDir}\``);
     for (const table of [this.store.reminders, this.store.commands]) {
@@ -193,13 +188,25 @@ export class ScheduleFeature implements vscode.Disposable {
     return lines.join('\n');
   }
 
-  /** Terminals get the store, the zone and the store's `life-thread` on their PATH. */
+  /** The owner's zone changed: the views' words and the terminals' LIFE_THREAD_TZ follow. */
+  async zoneChanged(): Promise<void> {
+    await this.setUpTerminals();
+    await this.refresh();
+  }
+
+  /**
+   * Terminals get the store, the store's `life-thread` on their PATH, and LIFE_THREAD_TZ only when the
+   * zone is the setting's: a UI's zone would go stale in a terminal and outrank owner.json, which the
+   * CLI reads instead.
+   */
   private async setUpTerminals(): Promise<void> {
     const env = this.context.environmentVariableCollection;
     env.description = 'Life Thread: the `life-thread` CLI and its store';
     env.replace('LIFE_THREAD_STORE', this.storeDir);
-    env.replace('LIFE_THREAD_TZ', ownerZone());
-    env.prepend('PATH', `${binDir(this.storeDir)}:`);
+    const zone = ownerZoneRecord();
+    if (zone.source === 'setting') env.replace('LIFE_THREAD_TZ', zone.timeZone);
+    else env.delete('LIFE_THREAD_TZ');
+    env.prepend('PATH', pathPrefix(binDir(this.storeDir), process.platform));
   }
 
   /**

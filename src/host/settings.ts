@@ -1,14 +1,9 @@
 import * as vscode from 'vscode';
+import { readSetting, SETTINGS_SECTION, type SettingName, type SettingValue } from '../core/settings';
 
-/** Typed reads of the `lifeThread.*` settings of design §8. */
-export function setting<T>(key: string, fallback: T): T {
-  return vscode.workspace.getConfiguration('lifeThread').get<T>(key, fallback);
-}
-
-/** The owner's zone: the setting, else the extension host's zone. Validated where it is used. */
-export function configuredZone(): string {
-  const tz = setting('timeZone', '').trim();
-  return tz || Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+/** A `lifeThread.*` setting as src/core/settings.ts reads it: typed, defaulted and kept in range. */
+export function setting<K extends SettingName>(name: K): SettingValue<K> {
+  return readSetting(name, vscode.workspace.getConfiguration(SETTINGS_SECTION).get<unknown>(name));
 }
 
 /**

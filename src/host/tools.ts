@@ -4,8 +4,10 @@ import { InputError } from '../core/errors';
 import type { RemindInput, ScheduleInput } from '../core/toolInputs';
 import { whenConfirmation } from '../core/time/when';
 import { remindTool, scheduleTool, type ScheduleToolHost } from '../node/tools/scheduleTools';
+import { ShownTimes } from '../core/time/shownTimes';
 import type { ScheduleFeature } from './scheduleFeature';
 import { ownerZone, windowOwner } from './scheduleFeature';
+import { zoneForAnswer } from './ownerZone';
 
 export const TOOL_NAMES = {
   remind: 'lifethread_remind',
@@ -27,7 +29,7 @@ function windowHost(f: ScheduleFeature): ScheduleToolHost {
   return {
     store: f.store,
     now: () => new Date(),
-    zone: () => ownerZone(),
+    zone: () => zoneForAnswer(),
     owner: windowOwner(),
     health: () => f.health(new Date()).line,
     envPath: process.env.PATH,
@@ -44,16 +46,32 @@ function windowHost(f: ScheduleFeature): ScheduleToolHost {
   };
 }
 
-/** `lifethread_remind`: one flat tool with action add | list | remove (design §2 "Tools"). */
+/** The instant each confirmation read its words at: the call stores what the user allowed (src/core/time/shownTimes.ts). */
+const shown = new ShownTimes();
+
+/** Remembers when this confirmation reads the words and returns that instant. */
+function confirmNow(tool: string, input: unknown): Date {
+  const at = new Date();
+  shown.remember(tool, input, at);
+  return at;
+}
+
+/** The call's `tz`, else the owner's zone: the confirmation reads the words as the call will. */
+function zoneOfCall(i: { tz?: string | undefined }): string {
+  return i.tz ?? ownerZone();
+}
+
+/** `lifethread_remind`: one flat tool with action add | list | remove. */
 class RemindTool implements vscode.LanguageModelTool<RemindInput> {
   constructor(private readonly feature: ScheduleFeature) {}
 
   prepareInvocation(options: vscode.LanguageModelToolInvocationPrepareOptions<RemindInput>): vscode.PreparedToolInvocation {
     const i = options.input;
     if (i.action === 'add') {
+      const at = confirmNow(TOOL_NAMES.remind, i);
       return {
         invocationMessage: `Adding a reminder (${i.when ?? i.cron ?? '?'})`,
-        confirmationMessages: { title: 'Add a reminder?', message: new vscode.MarkdownString(`**${whenConfirmation(i, ownerZone(), 'reminder', new Date())}**, the agent will run:\n\n> ${i.text ?? ''}`) },
+        confirmationMessages: { title: 'Add a reminder?', message: new vscode.MarkdownString(`**${whenConfirmation(i, zoneOfCall(i), 'reminder', at)}**, the agent will run:\n\n> ${i.text ?? ''}`) },
       };
     }
     if (i.action === 'remove') return { invocationMessage: `Removing ${i.id ?? '?'}`, confirmationMessages: { title: 'Remove a reminder?', message: `Remove ${i.id ?? '?'}?` } };
@@ -62,7 +80,7 @@ class RemindTool implements vscode.LanguageModelTool<RemindInput> {
 
   async invoke(options: vscode.LanguageModelToolInvocationOptions<RemindInput>): Promise<vscode.LanguageModelToolResult> {
     try {
-      return answer(await remindTool(options.input, windowHost(this.feature)));
+      return answer(await remindTool(options.input, windowHost(this.feature), { shownAt: shown.take(TOOL_NAMES.remind, options.input, new Date()) }));
     } catch (err) {
       throw toToolError(err);
     }
@@ -76,15 +94,19 @@ class ScheduleTool implements vscode.LanguageModelTool<ScheduleInput> {
   prepareInvocation(options: vscode.LanguageModelToolInvocationPrepareOptions<ScheduleInput>): vscode.PreparedToolInvocation {
     const i = options.input;
     switch (i.action) {
-      case 'add_command':
+      case 'add_command': {
+        const at = confirmNow(TOOL_NAMES.schedule, i);
         return {
           invocationMessage: `Scheduling \`${i.command ?? ''}\``,
-          confirmationMessages: { title: 'Schedule a shell command?', message: new vscode.MarkdownString(`Run \`${i.command ?? ''}\` **${whenConfirmation(i, ownerZone(), 'command', new Date())}** from the workspace root (timeout ${String(i.timeout_minutes ?? 2)} min).`) },
+          confirmationMessages: { title: 'Schedule a shell command?', message: new vscode.MarkdownString(`Run \`${i.command ?? ''}\` **${whenConfirmation(i, zoneOfCall(i), 'command', at)}** from the workspace root (timeout ${String(i.timeout_minutes ?? 2)} min).`) },
         };
+      }
       case 'remove':
       case 'move':
-      case 'run_now':
-        return { invocationMessage: `${i.action} ${i.id ?? ''}`, confirmationMessages: { title: `${i.action.replace('_', ' ')} ${i.id ?? ''}?`, message: `${i.action.replace('_', ' ')} ${i.id ?? ''}${i.when || i.cron ? ` → ${whenConfirmation(i, ownerZone(), i.id?.startsWith('c-') ? 'command' : 'reminder', new Date())}` : ''}` } };
+      case 'run_now': {
+        const at = i.action === 'move' ? confirmNow(TOOL_NAMES.schedule, i) : new Date();
+        return { invocationMessage: `${i.action} ${i.id ?? ''}`, confirmationMessages: { title: `${i.action.replace('_', ' ')} ${i.id ?? ''}?`, message: `${i.action.replace('_', ' ')} ${i.id ?? ''}${i.when || i.cron ? ` → ${whenConfirmation(i, zoneOfCall(i), i.id?.startsWith('c-') ? 'command' : 'reminder', at)}` : ''}` } };
+      }
       default:
         return { invocationMessage: i.action === 'log' ? `Reading the log of ${i.id ?? ''}` : 'Listing scheduled commands' };
     }
@@ -92,7 +114,9 @@ class ScheduleTool implements vscode.LanguageModelTool<ScheduleInput> {
 
   async invoke(options: vscode.LanguageModelToolInvocationOptions<ScheduleInput>): Promise<vscode.LanguageModelToolResult> {
     try {
-      return answer(await scheduleTool(options.input, windowHost(this.feature)));
+      const i = options.input;
+      const shownAt = i.action === 'add_command' || i.action === 'move' ? shown.take(TOOL_NAMES.schedule, i, new Date()) : undefined;
+      return answer(await scheduleTool(i, windowHost(this.feature), { shownAt }));
     } catch (err) {
       throw toToolError(err);
     }

@@ -10,6 +10,9 @@ export interface JobEndEvent {
   source: 'task' | 'terminal' | 'command';
   jobId: string;
   exitCode: number | undefined;
+  /** A command row our timeout killed, or one the window stopped mid-run (src/core/wake/jobStatus.ts). */
+  timedOut?: boolean;
+  interrupted?: boolean;
   /** When the job ended (ms); time-to-report-locus counts from here. */
   endedAt: number;
   /** The job's output as read once at its source: plain text, summary, summary line (empty when none could be read). */
@@ -45,7 +48,7 @@ export type TriggerEvent = { kind: 'job.done'; job: JobEndEvent } | { kind: 'pre
 const TAIL_CHARS = 64 * 1024;
 
 /**
- * The sources of wakes in this window (design §3): VS Code tasks, terminal commands (shell
+ * The sources of wakes in this window: VS Code tasks, terminal commands (shell
  * integration), the user coming back (focus after being away, a model available again) and the
  * built-in git extension's repository state. Progress is never an event: only ends and returns are.
  */
@@ -213,12 +216,12 @@ export class Triggers implements vscode.Disposable {
     this.awaySince = undefined;
     if (since === undefined) return;
     const awayMs = Date.now() - since;
-    const limitMs = setting('wake.awayMinutes', 15) * 60_000;
+    const limitMs = setting('wake.awayMinutes') * 60_000;
     if (awayMs >= limitMs) this.fire({ kind: 'presence.online', why: `the window is focused again after ${Math.round(awayMs / 60_000)} min away`, at: Date.now() });
   }
 
   private async onModels(): Promise<void> {
-    // The offline responder is always there and is not "a model" coming back (design §9).
+    // The offline responder is always there and is not "a model" coming back.
     const has = (await vscode.lm.selectChatModels()).some((m) => !isOfflineModel(m));
     if (has && !this.hadModels) this.fire({ kind: 'presence.online', why: 'a language model is available again', at: Date.now() });
     this.hadModels = has;

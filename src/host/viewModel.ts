@@ -9,9 +9,9 @@ export class ViewModel implements vscode.Disposable {
   readonly onDidChange = this._onDidChange.event;
   private state: ModelState;
 
-  constructor(tz: string) {
+  constructor(zone: Pick<ModelState, 'tz' | 'tzSource'>) {
     this.state = {
-      tz,
+      ...zone,
       health: { state: 'starting', line: 'Dispatcher starting…', lastPassAt: null },
       reminders: [],
       commands: [],

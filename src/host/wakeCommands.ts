@@ -40,7 +40,12 @@ export function registerWakeSurfaces(context: vscode.ExtensionContext, wakes: Wa
         }
         const text =
           args?.text ??
-          (await vscode.window.showInputBox({ title: `When ${jobId} ends, the agent should…`, value: `${jobId} finished: look at the result and continue.`, ignoreFocusOut: true }));
+          (await vscode.window.showInputBox({
+            title: `When ${jobEnds(jobId)}, the agent should…`,
+            value: `${jobId} finished: look at the result and continue.`,
+            prompt: toStart ? `Enter sets the wake and starts the task ${toStart.name}; Escape sets nothing.` : 'Enter sets the wake; Escape sets nothing.',
+            ignoreFocusOut: true,
+          }));
         if (!text) return undefined;
         // The wake first, then the task: a wake waits for a job that has not started yet, and a quick task cannot end unseen.
         const r = await wakes.request({ text, when: 'job.done', job_id: jobId });
@@ -80,7 +85,7 @@ interface JobPick extends vscode.QuickPickItem {
 
 /**
  * What a wake can wait on: running tasks, the workspace's defined tasks (started when picked; job_id is
- * the task's name, design §8), and the next command that ends in an open terminal.
+ * the task's name), and the next command that ends in an open terminal.
  */
 async function pickJob(): Promise<JobPick | undefined> {
   const running = vscode.tasks.taskExecutions.map((e) => e.task.name);
@@ -103,4 +108,9 @@ async function pickJob(): Promise<JobPick | undefined> {
   // Kept open when the focus moves (as the next box is): a task starting, a page re-rendering or a click
   // elsewhere must not throw away a choice half made; Escape still closes it.
   return vscode.window.showQuickPick(items, { title: 'Wake Me When Task Ends…', placeHolder: 'Which job? A task that is not running yet is started.', ignoreFocusOut: true });
+}
+
+/** "tests end", "build ends": a job named like a plural ("tests", "checks", not "class") takes "end". */
+function jobEnds(jobId: string): string {
+  return /[^s]s$/i.test(jobId) ? `${jobId} end` : `${jobId} ends`;
 }

@@ -1,3 +1,4 @@
+import { setting } from './settings';
 import * as vscode from 'vscode';
 import type { ViewModel } from './viewModel';
 import type { Lander } from './landing';
@@ -19,9 +20,6 @@ export const WALKTHROUGH_KEYS = {
   landed: 'lifeThread.walkthrough.landed',
   partitioned: 'lifeThread.walkthrough.partitioned',
 } as const;
-
-/** The demo's setting: open the walkthrough and README.md when the window opens on an empty screen. */
-export const OPEN_WALKTHROUGH_SETTING = 'lifeThread.demo.openWalkthrough';
 
 /** The steps in package.json's order, by the key that ticks each. */
 const STEPS: readonly { id: string; key: string }[] = [
@@ -65,7 +63,7 @@ export function registerWalkthrough(context: vscode.ExtensionContext, deps: { mo
 
 /** In the demo workspace (its settings set `lifeThread.demo.openWalkthrough`), the first screen shows the walkthrough and the README. */
 async function openOnEmptyScreen(): Promise<boolean> {
-  if (!vscode.workspace.getConfiguration().get<boolean>(OPEN_WALKTHROUGH_SETTING, false)) return false;
+  if (!setting('demo.openWalkthrough')) return false;
   if (vscode.window.tabGroups.all.some((g) => g.tabs.length > 0)) return false;
   const folder = vscode.workspace.workspaceFolders?.[0];
   try {

@@ -1,5 +1,5 @@
 /**
- * Failure alerts for command runs (design §2 "Command fires"): success is quiet; a failure raises an
+ * Failure alerts for command runs: success is quiet; a failure raises an
  * alert at most once a week per (command, cause); a success after an alerted failure gives one
  * recovery note. The state is a small JSON file beside the tables; a missing or unreadable file
  * starts fresh (the worst case is one alert too many), and nothing here throws.
@@ -8,8 +8,10 @@ import { writeFileAtomic } from './atomicFile';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { redact } from '../core/redact';
+import { isCommandId } from '../core/ids';
 import type { CommandRow, Fact } from '../core/schema';
 import { summarize } from '../core/summary';
+import { jobStatus, jobStatusWords } from '../core/wake/jobStatus';
 
 export const ALERT_FILE = 'alerts.json';
 export const ALERT_INTERVAL_MS = 7 * 24 * 3600_000;
@@ -101,7 +103,7 @@ export function parseAlertState(text: string): AlertState {
   if (!isRecord(raw) || raw.version !== 1 || !isRecord(raw.commands)) return emptyAlertState();
   const commands: Record<string, CommandAlertState> = Object.create(null) as Record<string, CommandAlertState>;
   for (const [id, v] of Object.entries(raw.commands)) {
-    if (!/^c-[A-Za-z0-9_-]{1,40}$/.test(id) || !isRecord(v) || !isRecord(v.alerted)) continue;
+    if (!isCommandId(id) || !isRecord(v) || !isRecord(v.alerted)) continue;
     const alerted: Record<string, number> = {};
     for (const [cause, at] of Object.entries(v.alerted)) if (typeof at === 'number' && Number.isFinite(at)) alerted[cause.slice(0, 200)] = at;
     commands[id] = { alerted, failing: v.failing === true };
@@ -208,7 +210,8 @@ export async function settleCommandRun(input: { storeDir: string; row: Pick<Comm
 
 export function alertText(row: Pick<CommandRow, 'id' | 'command'>, fact: Fact, log: string | null): string {
   const cause = causeOf(fact) ?? 'failed';
-  const head = `Command ${row.id} failed (${cause}): ${oneLine(row.command, 80)}`;
+  // The status in the same words as the sidebar and the pulse (src/core/wake/jobStatus.ts): a timeout failed.
+  const head = `Command ${row.id} ${jobStatusWords(jobStatus(fact))} (${cause}): ${oneLine(row.command, 80)}`;
   const why = fact.error ? `\n${oneLine(fact.error, 300)}` : '';
   const summary = log ? summarize(log) : '';
   return redact(`${head}${why}${summary ? `\n${summary}` : ''}`);

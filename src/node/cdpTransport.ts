@@ -1,5 +1,5 @@
 /**
- * The seam between the desk (design §5) and a browser reached over the Chrome DevTools Protocol: a
+ * The seam between the desk and a browser reached over the Chrome DevTools Protocol: a
  * small `CdpTransport` interface (like vscode-js-debug's transport seam) so the desk can be tested
  * with an in-memory fake, and `ChromeRemoteTransport`, the real one over chrome-remote-interface.
  * Also the endpoint policy (loopback only unless `lifeThread.cdp.allowRemote`) and `withTimeout`.
@@ -95,7 +95,7 @@ export function parseEndpoint(raw: string): ParsedEndpoint {
   return { url: `${u.protocol}//${u.host}`, host, port, secure, loopback: isLoopbackHost(u.hostname) };
 }
 
-/** The endpoint policy of design §5: http(s) only; loopback unless `lifeThread.cdp.allowRemote`. */
+/** The endpoint policy: http(s) only; loopback unless `lifeThread.cdp.allowRemote`. */
 export function checkEndpoint(raw: string, allowRemote: boolean): EndpointCheck {
   let endpoint: ParsedEndpoint;
   try {

@@ -1,5 +1,5 @@
 /**
- * The dispatcher's loop (design §2), free of `vscode` so it runs the same in the extension host, in
+ * The dispatcher's loop, free of `vscode` so it runs the same in the extension host, in
  * benchmarks and in unit tests with a fake clock: one timer armed at the earliest work (clamped to
  * 60 s), re-armed after every pass; passes never overlap; claimed runs are fired and tracked so their
  * heartbeat is kept and a restarted holder is recognised.
@@ -7,6 +7,7 @@
 import type { ClaimedRun, Holder, Liveness } from '../core/dispatch';
 import { FactWriter, fireClaimed, type Firer, type FiredOutcome } from './fire';
 import { PassError, type PassOutcome, type ScheduleStore } from './schedule';
+import { SerialPasses } from './serialPasses';
 
 export const MAX_SLEEP_MS = 60_000;
 export const HEARTBEAT_EVERY_MS = 30_000;
@@ -42,8 +43,7 @@ export interface LoopOptions {
 export class DispatchLoop {
   private timer: unknown;
   private heartbeatTimer: unknown;
-  private passing: Promise<void> | undefined;
-  private again = false;
+  private readonly serial = new SerialPasses(() => this.pass(), () => !this.stopped);
   private stopped = true;
   private readonly running = new Map<string, ClaimedRun>();
   private readonly facts: FactWriter;
@@ -80,28 +80,17 @@ export class DispatchLoop {
 
   /** Asks for a pass now; coalesced with one in flight. */
   requestPass(): void {
-    if (this.stopped) return;
-    if (this.passing) {
-      this.again = true;
-      return;
-    }
-    this.passing = this.pass().finally(() => {
-      this.passing = undefined;
-      if (this.again) {
-        this.again = false;
-        this.requestPass();
-      }
-    });
+    this.serial.request();
   }
 
   /** Resolves when no pass is in flight. */
   async settle(): Promise<void> {
-    while (this.passing) await this.passing;
+    while (this.serial.inFlight) await this.serial.inFlight;
   }
 
   /** Resolves when every fired run has recorded its fact. */
   async drain(): Promise<void> {
-    while (this.running.size > 0 || this.passing) {
+    while (this.running.size > 0 || this.serial.inFlight) {
       await this.settle();
       if (this.running.size > 0) await new Promise((r) => setImmediate(r));
     }

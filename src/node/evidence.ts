@@ -1,5 +1,5 @@
 /**
- * Evidence files (design §3 "Job finish pipeline"): the output of a job a wake waits on, written to
+ * Evidence files: the output of a job a wake waits on, written to
  * `<store>/evidence/` as plain text — control codes stripped, secrets redacted as command logs are —
  * so the landing can open it. Kept 7 days and at most 50 MB in all, oldest removed first.
  */
@@ -7,10 +7,13 @@ import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { redact } from '../core/redact';
 import { writeFileAtomic } from './atomicFile';
+import { realTimers, type Timers } from './dispatchLoop';
 
 export const EVIDENCE_DIR = 'evidence';
 export const EVIDENCE_MAX_AGE_MS = 7 * 24 * 3600_000;
 export const EVIDENCE_MAX_TOTAL_BYTES = 50 * 1024 * 1024;
+const EVIDENCE_PRUNE_FIRST_MS = 60_000;
+const EVIDENCE_PRUNE_EVERY_MS = 6 * 3_600_000;
 
 export interface EvidenceJob {
   source: string;
@@ -81,4 +84,15 @@ export async function pruneEvidence(dir: string, now = Date.now(), maxAgeMs = EV
     total -= f.size;
   }
   return removed;
+}
+
+/** Prunes evidence past 7 days even when no new evidence is written: a minute after the start, then every 6 hours. Returns the stop. */
+export function pruneEvidenceEvery(storeDir: string, onError: (err: unknown) => void, timers: Timers = realTimers): () => void {
+  let handle: unknown;
+  const prune = (): void => {
+    void pruneEvidence(join(storeDir, EVIDENCE_DIR)).catch(onError);
+    handle = timers.setTimeout(prune, EVIDENCE_PRUNE_EVERY_MS);
+  };
+  handle = timers.setTimeout(prune, EVIDENCE_PRUNE_FIRST_MS);
+  return () => timers.clearTimeout(handle);
 }

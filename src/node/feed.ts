@@ -1,4 +1,4 @@
-/** The durable feed (`feed.json` beside the tables, design §9) under the store's lock. */
+/** The durable feed (`feed.json` beside the tables) under the store's lock. */
 import { feedRowSchema, pushFeed, type FeedRow } from '../core/feed';
 import { Table } from './store/table';
 

@@ -1,5 +1,5 @@
 /**
- * The one firing path (design §2, issue "Scale and honest figures"): a pass claims the due rows in one
+ * The one firing path: a pass claims the due rows in one
  * write per table, each claimed row is fired by a Firer (the extension runs a reminder as an agent turn,
  * the CLI prints it; both run commands as jobs), and the facts are written back in batches — one
  * write per table for all the facts that finished meanwhile — only where the row still carries the
@@ -7,7 +7,7 @@
  */
 import type { ClaimedRun, Holder, Liveness } from '../core/dispatch';
 import type { CommandRow, Fact, ReminderRow, ScheduleRow } from '../core/schema';
-import { removeJobArtifacts } from './jobs';
+import { removeJobArtifacts } from './jobLog';
 import { PassError, type PassOutcome, type ScheduleStore } from './schedule';
 import type { Table } from './store/table';
 import { recordFact } from '../core/dispatch';
@@ -36,18 +36,22 @@ interface PendingFact {
   id: string;
   token: string;
   fact: Fact;
+  endedAt: number;
   done: (applied: boolean) => void;
   fail: (e: unknown) => void;
 }
 
-/** Writes facts in batches: one lock and one write per table for every fact that finished meanwhile. */
+/**
+ * Writes facts in batches: one lock and one write per table for every fact that finished meanwhile.
+ * The command rows' ends go to the store's `commandEnds` under the same lock, right after the write.
+ */
 export class FactWriter {
   private readonly queues = new Map<Table<ScheduleRow>, { pending: PendingFact[]; draining: Promise<void> | undefined }>();
 
   constructor(private readonly store: ScheduleStore) {}
 
-  /** Resolves true when written, false when the row is gone or no longer carries `token`. */
-  record(id: string, token: string, fact: Fact): Promise<boolean> {
+  /** Resolves true when written, false when the row is gone or no longer carries `token`. `endedAt`: when the run ended (ms). */
+  record(id: string, token: string, fact: Fact, endedAt = Date.now()): Promise<boolean> {
     const table = this.store.tableFor(id) as Table<ScheduleRow>;
     let q = this.queues.get(table);
     if (!q) {
@@ -56,7 +60,7 @@ export class FactWriter {
     }
     const queue = q;
     return new Promise((done, fail) => {
-      queue.pending.push({ id, token, fact, done, fail });
+      queue.pending.push({ id, token, fact, endedAt, done, fail });
       this.kick(table, queue);
     });
   }
@@ -74,6 +78,13 @@ export class FactWriter {
     await new Promise((r) => setImmediate(r));
     while (q.pending.length > 0) {
       const batch = q.pending.splice(0);
+      const hook = this.store.commandEnds;
+      // Where each command ran, read from its row as the fact is written: its wakes read the log's relative paths against it.
+      const cwds = new Map<string, string>();
+      const ended = hook
+        ? (ok: ReadonlySet<string>): Promise<void> =>
+            hook(batch.filter((b) => b.id.startsWith('c-') && ok.has(`${b.id} ${b.token}`)).map((b) => ({ id: b.id, kind: 'ran', fact: b.fact, endedAt: b.endedAt, ...(cwds.has(b.id) ? { cwd: cwds.get(b.id) } : {}) })))
+        : undefined;
       try {
         const applied = await table.update((rows) => {
           let cur = rows;
@@ -83,10 +94,12 @@ export class FactWriter {
             if (r.applied) {
               cur = r.rows;
               ok.add(`${b.id} ${b.token}`);
+              const row = b.id.startsWith('c-') ? cur.find((x) => x.id === b.id) : undefined;
+              if (row && 'cwd' in row && row.cwd) cwds.set(b.id, row.cwd);
             }
           }
           return { rows: ok.size > 0 ? cur : rows, result: ok };
-        });
+        }, ended);
         for (const b of batch) b.done(applied.has(`${b.id} ${b.token}`));
       } catch (e) {
         for (const b of batch) b.fail(e);
@@ -107,7 +120,7 @@ export async function fireClaimed(store: ScheduleStore, firer: Firer, run: Claim
     const reason = err instanceof Error ? err.message : String(err);
     fact = 'command' in row ? { error: reason } : { delivered: false, error: reason };
   }
-  const recorded = await writer.record(run.id, run.token, fact).catch(() => false);
+  const recorded = await writer.record(run.id, run.token, fact, Date.now()).catch(() => false);
   // A result that arrives after the row was removed leaves nothing behind (its log, its alert key).
   if (!recorded && 'command' in row) await removeJobArtifacts(store.dir, run.id).catch(() => undefined);
   const out: FiredOutcome = { ...base, fact: { ...(row.fact ?? {}), ...fact }, recorded };

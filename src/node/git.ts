@@ -1,12 +1,13 @@
 /**
- * The repository state for Handover ops (design §6) — produced from git, not by the model — and its
+ * The repository state for Handover ops — produced from git, not by the model — and its
  * re-check when the ops are read. `git` runs through execFile (no shell), with
  * `-c core.quotepath=off` (paths as they are, not octal-escaped), GIT_OPTIONAL_LOCKS=0 (a status
  * must not take the index lock from the user's own git), no terminal prompt, and a timeout on every
  * call.
  */
 import { execFile } from 'node:child_process';
-import type { HandoverOps, OpsStaleness, RepoState } from '../core/continuity';
+import type { HandoverOps, RepoState } from '../core/continuity/documents';
+import type { OpsStaleness } from '../core/continuity/ops';
 import { describeInstant } from '../core/time/describe';
 
 export const GIT_TIMEOUT_MS = 10_000;

@@ -1,4 +1,6 @@
+// The ids' formats and checks are src/core/ids.ts; this draws their random part.
 import { randomBytes } from 'node:crypto';
+import { ID_RANDOM_CHARS, MESSAGE_TAIL_CHARS, messageId, type IdPrefix } from '../core/ids';
 
 const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
 // 252 = 7 × 36: bytes at or above it are skipped so every character is equally likely.
@@ -18,6 +20,11 @@ export function randomBase36(length: number): string {
 }
 
 /** An id: `r-` reminder, `c-` command, `w-` wake, `j-` a `life-thread run` job, then 10 random base36 characters. */
-export function newId(prefix: 'r' | 'c' | 'w' | 'j'): string {
-  return `${prefix}-${randomBase36(10)}`;
+export function newId(prefix: IdPrefix): string {
+  return `${prefix}-${randomBase36(ID_RANDOM_CHARS)}`;
+}
+
+/** A new message id of @life's transcript: `m-<base36 milliseconds>-<6 random base36>`. */
+export function newMessageId(now = Date.now()): string {
+  return messageId(now, randomBase36(MESSAGE_TAIL_CHARS));
 }

@@ -1,26 +1,21 @@
 /**
- * A claimed command row run as a job (design §2 "Command fires"): bash in the row's working directory
+ * A claimed command row run as a job: bash in the row's working directory
  * with the window's environment plus LIFE_THREAD_JOB / LIFE_THREAD_STORE, the run's timeout counted
  * from the claim, and the capped, redacted log kept at `<store>/logs/<id>.log` — written only while
  * the row still exists, so a late result for a removed row leaves nothing behind.
  */
-import { writeFileAtomic } from './atomicFile';
-import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import type { ClaimedRun } from '../core/dispatch';
 import { capText, LOG_MAX_CHARS } from '../core/logcap';
 import { redact } from '../core/redact';
 import type { CommandRow, Fact } from '../core/schema';
-import { forgetAlerts } from './alerts';
+import { removeLog, writeLogFile, writeLogIfRowExists, type CommandsHolder } from './jobLog';
 import { runJob, type JobResult } from './runner';
-import type { ScheduleStore } from './schedule';
 
 export const JOB_ENV = 'LIFE_THREAD_JOB';
 export const STORE_ENV = 'LIFE_THREAD_STORE';
 const FACT_ERROR_MAX = 2000;
 const TRAILER_MAX = 600;
-/** Command rows (`c-…`) and `life-thread run` jobs (`j-…`) keep their last log at logs/<id>.log. */
-const COMMAND_ID = /^[cj]-[A-Za-z0-9_-]{1,40}$/;
 
 export interface CommandJobOptions {
   storeDir: string;
@@ -31,7 +26,7 @@ export interface CommandJobOptions {
   onStart?: (pid: number) => void;
   signal?: AbortSignal;
   /** When given, the log is written under the commands table's lock, only while the row carries this run's token. */
-  store?: ScheduleStore;
+  store?: CommandsHolder;
   /** Without `store`: asked before the log is written and again after; false → no log is left. */
   stillExists?: () => Promise<boolean>;
 }
@@ -118,65 +113,10 @@ function formatSeconds(ms: number): string {
   return ms < 10_000 ? `${(ms / 1000).toFixed(2)} s` : `${Math.round(ms / 1000)} s`;
 }
 
-export function logPath(storeDir: string, id: string): string {
-  if (!COMMAND_ID.test(id)) throw new Error(`not a command id: ${JSON.stringify(id)}`);
-  return path.join(path.resolve(storeDir), 'logs', `${id}.log`);
-}
-
-/**
- * Writes the log while holding the commands table's lock, only if the row still carries `token`.
- * Because `remove` takes the same lock and then removes the log, either the removal sees the log or
- * this write sees no row: no log outlives its row.
- */
-export async function writeLogIfRowExists(store: ScheduleStore, id: string, token: string, log: string): Promise<boolean> {
-  const holds = (rows: readonly CommandRow[]): boolean => rows.some((r) => r.id === id && r.claim?.token === token);
-  const snap = await store.commands.read();
-  if (!holds(snap.rows)) return false;
-  return store.commands.update(async (rows) => {
-    const ok = holds(rows);
-    if (ok) await writeLogFile(store.dir, id, log);
-    return { rows, result: ok };
-  });
-}
-
-/** Temp file in logs/, then rename over the log: a reader sees the old log or the new one, never half. */
-export async function writeLogFile(storeDir: string, id: string, log: string): Promise<void> {
-  await writeFileAtomic(logPath(storeDir, id), log);
-}
-
-/** The last run's log, or null when there is none (never run, removed, or not a command id). */
-export async function readLog(storeDir: string, id: string): Promise<string | null> {
-  if (!COMMAND_ID.test(id)) return null;
-  try {
-    return await fsp.readFile(logPath(storeDir, id), 'utf8');
-  } catch (e) {
-    if (errCode(e) === 'ENOENT') return null;
-    throw e;
-  }
-}
-
-async function removeLog(storeDir: string, id: string): Promise<void> {
-  try {
-    await fsp.unlink(logPath(storeDir, id));
-  } catch (e) {
-    if (errCode(e) !== 'ENOENT') throw e;
-  }
-}
-
-/** What `remove` calls after the row is gone: the log and the alert keys. Missing pieces are fine. */
-export async function removeJobArtifacts(storeDir: string, id: string): Promise<void> {
-  if (!COMMAND_ID.test(id)) return;
-  await removeLog(storeDir, id);
-  await forgetAlerts(storeDir, id);
-}
-
 function clip(s: string, max: number): string {
   return s.length <= max ? s : `${s.slice(0, max - 1)}…`;
 }
 
-function errCode(e: unknown): string | undefined {
-  return typeof e === 'object' && e !== null && 'code' in e && typeof e.code === 'string' ? e.code : undefined;
-}
 
 function errText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);

@@ -1,12 +1,13 @@
 /**
- * A caller's `landing` (design §9) made into a LandingRef where the wake is set: a deep link is
+ * A caller's `landing` made into a LandingRef where the wake is set: a deep link is
  * checked, and a code anchor takes its excerpt and hash from the file as it is now, so the ladder can
  * re-find the place after edits. The host passes its own file reader and symbol finder (open
  * documents, the document symbol provider); the CLI and the MCP server read the file from disk.
  */
 import { promises as fsp } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { makeAnchor, type TextRange } from '../core/codeAnchor';
+import { makeAnchor } from '../core/anchor/code';
+import { type TextRange } from '../core/anchor/text';
 import { InputError } from '../core/errors';
 import { parseDeepLink, type LandingRef } from '../core/landing';
 import type { LandingInput } from '../core/wake/contract';

@@ -1,13 +1,14 @@
 /**
  * Liveness of the processes named in claims and owners (README "How the lock works"): on this host a
  * process is alive while its pid runs with the same boot and start time — a stopped process is alive;
- * a process on another host cannot be checked, so its heartbeat decides.
+ * a process on another host, or in another PID namespace (a sandbox), cannot be checked by its pid,
+ * so its heartbeat decides.
  */
 import type { Holder, Liveness } from '../core/claim';
-import { processAlive, selfIdentity } from './lock';
+import { pidVisible, processAlive, selfIdentity } from './lock';
 
 export const processLiveness: Liveness = (p) => {
-  if (p.pid === undefined || p.host === undefined || p.host !== selfIdentity().host) return undefined;
+  if (p.pid === undefined || p.host === undefined || !pidVisible(p)) return undefined;
   return processAlive(p.pid, p.boot, p.start);
 };
 

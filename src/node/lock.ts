@@ -6,13 +6,13 @@
  * number, which fails for all but one contender, so there is no delete-then-create race between two
  * processes that both saw a dead holder. A holder is dead when its process is gone (pid, boot and
  * start time on this host), never because the lock is old; a holder on another host (a network file
- * system) is judged by age only.
+ * system) or in another PID namespace (a sandbox, whose pids this process cannot see) is judged by age only.
  *
  * The lock's files are a few hundred bytes in a local folder, so they are read and written with
  * synchronous calls: each takes microseconds, where a trip through the thread pool costs a
  * dispatcher far more CPU than the call itself. The functions stay async for their callers.
  */
-import { linkSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { randomBase36 } from './ids';
@@ -26,13 +26,15 @@ export interface LockRecord {
   boot?: string;
   /** Linux start time of the process (clock ticks since boot): tells a reused pid apart. */
   start?: string;
+  /** Linux PID namespace (`pid:[<inode>]`): a pid means something only inside its own namespace. */
+  pidns?: string;
   at: string;
 }
 
 export interface LockOptions {
   /** How long to wait for a live holder before giving up. */
   waitMs: number;
-  /** A holder on another host is taken as gone after this long (no process check across hosts). */
+  /** A holder on another host or PID namespace is taken as gone after this long (its pid cannot be checked). */
   foreignStaleMs?: number;
 }
 
@@ -58,13 +60,34 @@ const self = identity();
 /** Tokens this process holds now: a record of ours that is not here was leaked by a failed release. */
 const liveTokens = new Set<string>();
 
-function identity(): { pid: number; host: string; boot?: string; start?: string } {
-  const id: { pid: number; host: string; boot?: string; start?: string } = { pid: process.pid, host: hostname() };
+/** The identity a lock, a claim or an owner records for a process. */
+interface ProcessIdentity {
+  pid: number;
+  host: string;
+  boot?: string;
+  start?: string;
+  pidns?: string;
+}
+
+function identity(): ProcessIdentity {
+  const id: ProcessIdentity = { pid: process.pid, host: hostname() };
   const boot = readText('/proc/sys/kernel/random/boot_id');
   if (boot) id.boot = boot.trim();
   const start = processStart(process.pid);
   if (start) id.start = start;
+  const pidns = tryOr<string | undefined>(() => readlinkSync('/proc/self/ns/pid'), undefined);
+  if (pidns) id.pidns = pidns;
   return id;
+}
+
+/**
+ * Whether this process can check a pid recorded by `p`: same host and, when both sides know it, the
+ * same PID namespace. A record without a namespace (written before it was recorded, or off Linux) is
+ * checked by pid as before.
+ */
+export function pidVisible(p: { host?: string; pidns?: string }): boolean {
+  if (p.host !== self.host) return false;
+  return p.pidns === undefined || self.pidns === undefined || p.pidns === self.pidns;
 }
 
 function readText(path: string): string | undefined {
@@ -91,7 +114,7 @@ function processStart(pid: number): string | undefined {
 
 /** Whether the process that wrote `rec` still runs. A stopped process is alive. */
 export function holderAlive(rec: LockRecord, now = Date.now(), foreignStaleMs = DEFAULT_FOREIGN_STALE_MS): boolean {
-  if (rec.host !== self.host) return now - Date.parse(rec.at) < foreignStaleMs;
+  if (!pidVisible(rec)) return now - Date.parse(rec.at) < foreignStaleMs;
   if (rec.pid === self.pid && (rec.start === undefined || rec.start === self.start)) return liveTokens.has(rec.token);
   return processAlive(rec.pid, rec.boot, rec.start);
 }
@@ -115,7 +138,7 @@ export function processAlive(pid: number, boot?: string, start?: string): boolea
 }
 
 /** The identity a claim or a lock records for this process. */
-export function selfIdentity(): { pid: number; host: string; boot?: string; start?: string } {
+export function selfIdentity(): ProcessIdentity {
   return { ...self };
 }
 

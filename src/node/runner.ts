@@ -1,8 +1,8 @@
 /**
- * Runs one shell command as a job (design §2 "Command fires", faults.md "Killing"): its own process
- * group, stdout and stderr into one capped log, a timeout that kills the whole group (SIGTERM, a grace
- * period, SIGKILL), an end on 'exit' plus a drain deadline, and every failure to start turned into a
- * result instead of a throw. Nothing is ever retried.
+ * Runs one shell command as a job (test/unit/runner.test.ts drives it with real processes): its own
+ * process group, stdout and stderr into one capped log, a timeout that kills the whole group
+ * (SIGTERM, a grace period, SIGKILL), an end on 'exit' plus a drain deadline, and every failure to
+ * start turned into a result instead of a throw. Nothing is ever retried.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, promises as fsp } from 'node:fs';

@@ -1,8 +1,9 @@
 /**
- * The durable schedule over the two tables (design §2): add, list, remove, move and run-now of
+ * The durable schedule over the two tables: add, list, remove, move and run-now of
  * reminders and command rows, and the dispatcher's pass. Shared by the extension host and the CLI.
  */
 import { InputError, NUL_REASON } from '../core/errors';
+import { isScheduleRowId } from '../core/ids';
 import { duePass, heartbeat, moveRow, nextWorkAt, recordFact, runNow, type ClaimedRun, type Holder, type Liveness, type PassResult } from '../core/dispatch';
 import { commandRowSchema, ENV_PATH_MAX, reminderRowSchema, TEXT_LIMITS, type CommandRow, type Fact, type Owner, type ReminderRow, type ScheduleRow } from '../core/schema';
 import { describeSchedule } from '../core/time/describe';
@@ -10,7 +11,7 @@ import { parseWhen } from '../core/time/when';
 import { validateZone } from '../core/time/zone';
 import type { FsSeam } from './fs-seam';
 import { newId, randomBase36 } from './ids';
-import { removeJobArtifacts } from './jobs';
+import { removeJobArtifacts } from './jobLog';
 import { StoreError } from './store/errors';
 import { TIMER_PULSE_FILE, touchPulse } from './store/pulse';
 import { Table, type TableSnapshot } from './store/table';
@@ -24,7 +25,22 @@ export interface StoreOptions {
   dir: string;
   fs?: FsSeam;
   lockWaitMs?: number;
+  commandEnds?: CommandEndHook;
 }
+
+/**
+ * A command row's run ended and its fact is written (`ran`), or the row will not run for a wake
+ * waiting on it (`lost`: removed, or a one-shot marked missed). `endedAt` is when (ms), for the
+ * wakes set before it.
+ */
+/** `cwd`: where the row's command ran, so that its output's relative paths read as they did there. */
+export type CommandEnd = { id: string; kind: 'ran'; fact: Fact; endedAt: number; cwd?: string } | { id: string; kind: 'lost'; reason: string; endedAt: number };
+
+/**
+ * Told under the commands table's lock right after the write that ended the runs, so the row's
+ * job.done wakes are triggered in the same pass (src/node/commandWakes.ts). Must not throw.
+ */
+export type CommandEndHook = (ends: readonly CommandEnd[]) => Promise<void>;
 
 /** Field names as the caller spells them (the CLI says `timeout-minutes`, a tool `timeout_minutes`). */
 export interface FieldNames {
@@ -75,12 +91,15 @@ export class ScheduleStore {
   readonly reminders: Table<ReminderRow>;
   readonly commands: Table<CommandRow>;
   private readonly fs: FsSeam | undefined;
+  /** Whoever runs rows or removes them with this store triggers the rows' wakes here (the CLI and the MCP server set it). */
+  commandEnds: CommandEndHook | undefined;
   /** When this store last touched the pulse (real time) and the pass time it wrote. */
   private lastPulse: { at: number; now: number } | undefined;
 
   constructor(opts: StoreOptions) {
     this.dir = opts.dir;
     this.fs = opts.fs;
+    this.commandEnds = opts.commandEnds;
     const common = { dir: opts.dir, fs: opts.fs, lockWaitMs: opts.lockWaitMs };
     this.reminders = new Table<ReminderRow>({ ...common, name: 'reminders', rowSchema: reminderRowSchema });
     this.commands = new Table<CommandRow>({ ...common, name: 'schedule-commands', rowSchema: commandRowSchema });
@@ -152,11 +171,18 @@ export class ScheduleStore {
   async remove(id: string, names: FieldNames = {}): Promise<ScheduleRow> {
     checkId(id, names.id ?? 'id');
     const table = this.tableFor(id) as Table<ScheduleRow>;
-    const removed = await table.update((rows) => {
-      const found = rows.find((r) => r.id === id);
-      if (!found) throw unknownId(id, names.id ?? 'id');
-      return { rows: rows.filter((r) => r.id !== id), result: found };
-    });
+    const hook = this.commandEnds;
+    const removed = await table.update(
+      (rows) => {
+        const found = rows.find((r) => r.id === id);
+        if (!found) throw unknownId(id, names.id ?? 'id');
+        return { rows: rows.filter((r) => r.id !== id), result: found };
+      },
+      // The wakes waiting on a command row's run fire as lost: no run of it will end now.
+      hook && id.startsWith('c-')
+        ? (found) => hook([{ id, kind: 'lost', reason: `the command row ${id} was removed ${found.claim ? 'while its run was in flight (that run records nothing)' : 'before a run of it ended'}`, endedAt: Date.now() }])
+        : undefined,
+    );
     // The log and the alert key go with the row (a late result finds no row and writes nothing).
     await removeJobArtifacts(this.dir, id).catch(() => undefined);
     return removed;
@@ -219,19 +245,20 @@ export class ScheduleStore {
       folders: opts.folders,
     };
     // Each table in its own update: a broken table must not strand the other table's claims.
-    const run = async <R extends ScheduleRow>(table: Table<R>): Promise<PassResult<R> | StoreError | Error> => {
+    const run = async <R extends ScheduleRow>(table: Table<R>, after?: (r: PassResult<R>) => Promise<void>): Promise<PassResult<R> | StoreError | Error> => {
       try {
         return await table.maybeUpdate((rows) => {
           const r = duePass(rows, common);
           return { rows: r.changed ? r.rows : rows, result: r };
-        });
+        }, after);
       } catch (err) {
         return err instanceof Error ? err : new Error(String(err));
       }
     };
     const empty = <R extends ScheduleRow>(): PassResult<R> => ({ rows: [], claimed: [], missed: [], interrupted: [], cleaned: [], changed: false });
     const r = opts.commandsOnly ? empty<ReminderRow>() : await run(this.reminders);
-    const c = await run(this.commands);
+    const hook = this.commandEnds;
+    const c = await run(this.commands, hook ? (r) => hook(passEnds(r, opts.now)) : undefined);
     const reminders = r instanceof Error ? empty<ReminderRow>() : r;
     const commands = c instanceof Error ? empty<CommandRow>() : c;
     const failure = r instanceof Error ? r : c instanceof Error ? c : undefined;
@@ -286,6 +313,21 @@ export class ScheduleStore {
   }
 }
 
+/** The runs a pass ended (a holder found gone: the interrupted fact) and the one-shots it marked missed. */
+function passEnds(r: PassResult<CommandRow>, now: Date): CommandEnd[] {
+  const byId = new Map(r.rows.map((row) => [row.id, row]));
+  const ends: CommandEnd[] = [];
+  for (const id of r.interrupted) {
+    const row = byId.get(id);
+    if (row?.fact) ends.push({ id, kind: 'ran', fact: row.fact, endedAt: now.getTime(), cwd: row.cwd });
+  }
+  for (const m of r.missed) {
+    const row = byId.get(m.id);
+    if (row?.status === 'missed') ends.push({ id: m.id, kind: 'lost', reason: `the command row ${m.id} was marked missed (${(row.fact?.error ?? 'past its catch-up limit').replace(/^missed: /, '')})`, endedAt: now.getTime() });
+  }
+  return ends;
+}
+
 /** nextWorkAt of one table's rows, computed once per version of the table (the rows array is kept while the file is unchanged). */
 const nextWorkMemo = new WeakMap<readonly ScheduleRow[], number>();
 function nextWorkMs(rows: readonly ScheduleRow[]): number {
@@ -313,7 +355,7 @@ function checkTimeout(value: number, field: string): number {
 }
 
 function checkId(id: string, field: string): void {
-  if (!/^[rc]-[A-Za-z0-9_-]{1,40}$/.test(id)) throw new InputError(field, `'${id}' is not a reminder (r-…) or command (c-…) id`);
+  if (!isScheduleRowId(id)) throw new InputError(field, `'${id}' is not a reminder (r-…) or command (c-…) id`);
 }
 
 function unknownId(id: string, field: string): InputError {

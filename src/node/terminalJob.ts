@@ -1,21 +1,25 @@
 /**
- * A job a terminal agent runs in the foreground (`life-thread run -- <command…>`, design §9 "CLI
- * additions"): the scheduled commands' runner (own process group, timeout that kills the group, capped
- * and redacted log at `logs/<jobId>.log`), the output streamed as it comes, and at its end the
- * `job.done` wakes waiting on the job triggered with the pulse's outcome — exit code, summary of the
- * log's tail, a landing on the log — and held for their receiver (`life-thread wait`, the MCP session
- * that set them, or a VS Code window).
+ * A job a terminal agent runs in the foreground (`life-thread run -- <command…>`; README "MCP and
+ * terminal agents"): the scheduled commands' runner (own process group, timeout that kills the
+ * group, capped and redacted log at `logs/<jobId>.log`), the output streamed as it comes, and at
+ * its end the `job.done` wakes waiting on the job triggered with the pulse's outcome — exit code,
+ * summary of the log's tail, a landing on the log, the code locus and report page the output names
+ * (a window that delivers the wake lands on them, as for a task) — and held for their receiver
+ * (`life-thread wait`, the MCP session that set them, or a VS Code window).
  */
 import { constants } from 'node:os';
 import * as path from 'node:path';
 import type { Holder } from '../core/claim';
-import { fileLink } from '../core/landing';
+import { fileLink } from '../core/anchor/links';
 import { LOG_MAX_CHARS } from '../core/logcap';
 import { redact } from '../core/redact';
 import type { Fact } from '../core/schema';
-import { jobStatus, summaryFromLogTail } from '../core/wake/pulse';
+import { jobStatus } from '../core/wake/jobStatus';
+import { summaryFromLogTail } from '../core/wake/pulse';
 import type { WakeRow } from '../core/wake/row';
-import { composeLog, factOf, JOB_ENV, logPath, STORE_ENV, writeLogFile } from './jobs';
+import { outputFindings } from './jobArtifacts';
+import { logPath, writeLogFile } from './jobLog';
+import { composeLog, factOf, JOB_ENV, STORE_ENV } from './jobs';
 import { runJob } from './runner';
 import { readLogTail, type WakeStore } from './wakes';
 
@@ -42,6 +46,8 @@ export interface TerminalJobEnd {
   /** What `run` exits with: the command's code, 124 on its timeout, 128 + n for signal n. */
   exitCode: number;
   logFile: string;
+  /** Where the command ran: the output's relative paths are read against it. */
+  cwd?: string;
 }
 
 /** One word for bash, quoted so that it reaches the command unchanged. */
@@ -73,7 +79,7 @@ export async function runTerminalJob(opts: TerminalJobOptions): Promise<Terminal
   const fact = factOf(result, minutes);
   const logFile = logPath(storeDir, opts.jobId);
   await writeLogFile(storeDir, opts.jobId, composeLog(result.log, fact));
-  return { fact, exitCode: exitCodeOf(fact), logFile };
+  return { fact, exitCode: exitCodeOf(fact), logFile, cwd: opts.cwd };
 }
 
 /**
@@ -85,9 +91,13 @@ export async function triggerJobWakes(store: WakeStore, jobId: string, end: Term
   const summary = summaryFromLogTail(tail.text, { truncated: tail.truncated });
   const match = (r: WakeRow): boolean => r.status === 'pending' && r.when === 'job.done' && r.jobId === jobId;
   if (!(await store.list()).some(match)) return [];
+  const status = jobStatus(end.fact);
+  // Read as a task's output is (./jobArtifacts.ts): the code locus of a failure and the report it names.
+  const found = outputFindings(tail.text, { ...(end.cwd !== undefined ? { cwd: end.cwd } : {}), failed: status === 'failed' });
   const claimed = await store.claimTriggered(
     match,
-    { jobStatus: jobStatus(end.exitCode), exitCode: end.exitCode, summary, landing: { kind: 'deep_link', uri: fileLink(end.logFile) }, desk: 'none' },
+    // The wake says how the job ended (a timeout: failed, exit code null, timed out), not what `run` exits with (124).
+    { jobStatus: status, exitCode: end.fact.exitCode ?? null, ...(end.fact.timedOut === true ? { timedOut: true } : {}), summary, landing: { kind: 'deep_link', uri: fileLink(end.logFile) }, ...found, desk: 'none' },
     { now, holder },
   );
   // This process is no receiver: the wakes wait, held, for `life-thread wait`, their MCP session or a window.

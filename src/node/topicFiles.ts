@@ -1,5 +1,5 @@
 /**
- * The files of a topic (design §6), under `<root>/<folder>/topics/<topic>/` (folder
+ * The files of a topic, under `<root>/<folder>/topics/<topic>/` (folder
  * `lifeThread.continuity.folder`, default `.life-thread`):
  *
  *   transcript.jsonl       the live transcript, append-only: one TranscriptMessage per line
@@ -18,27 +18,13 @@
  * rename). Texts are redacted on their way in (appendMessage) and again in the export.
  */
 import { writeFileAtomic } from './atomicFile';
+import { isTopicId } from '../core/ids';
 import { promises as fsp } from 'node:fs';
 import { isAbsolute, join, normalize, sep } from 'node:path';
-import {
-  DECISIONS_FILE,
-  DECISIONS_JSON,
-  EXPORT_JSONL,
-  EXPORT_MD,
-  OPS_FILE,
-  OPS_JSON,
-  PLACEHOLDER,
-  TOPIC_RE,
-  makeOps,
-  parseDecisions,
-  parseOps,
-  renderDecisionsMarkdown,
-  renderOpsMarkdown,
-  stubDecisions,
-  type HandoverOps,
-  type OpsInput,
-  type TopicDecisions,
-} from '../core/continuity';
+import { DECISIONS_FILE, DECISIONS_JSON, EXPORT_JSONL, EXPORT_MD, OPS_FILE, OPS_JSON, PLACEHOLDER, parseDecisions, parseOps, type HandoverOps, type TopicDecisions } from '../core/continuity/documents';
+import { stubDecisions } from '../core/continuity/stub';
+import { renderDecisionsMarkdown, renderOpsMarkdown } from '../core/continuity/markdown';
+import { makeOps, type OpsInput } from '../core/continuity/ops';
 import { InputError } from '../core/errors';
 import { buildExport, parseExport, parseExportTail, transcriptMessageSchema, type BuiltExport, type ExportTail, type TranscriptMessage } from '../core/export';
 import { redact } from '../core/redact';
@@ -64,7 +50,7 @@ export class TopicFileError extends Error {
 
 /** The topic name, or InputError('topic'). */
 export function validateTopic(topic: string): string {
-  if (!TOPIC_RE.test(topic)) throw new InputError('topic', `${JSON.stringify(topic)} must be letters, digits, dot, dash or underscore, starting with a letter or digit (at most 100)`);
+  if (!isTopicId(topic)) throw new InputError('topic', `${JSON.stringify(topic)} must be letters, digits, dot, dash or underscore, starting with a letter or digit (at most 100)`);
   return topic;
 }
 
@@ -458,7 +444,7 @@ export async function listTopics(root: string, folder = DEFAULT_FOLDER): Promise
   }
   const out: TopicEntry[] = [];
   for (const topic of names.sort()) {
-    if (!TOPIC_RE.test(topic)) continue;
+    if (!isTopicId(topic)) continue;
     const dir = join(base, topic);
     const st = await fsp.stat(dir).catch(() => null);
     if (!st?.isDirectory()) continue;

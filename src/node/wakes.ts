@@ -1,5 +1,5 @@
 /**
- * The durable wakes (design §3, `wakes.json`, §8, §9): add, list, cancel, and the lifecycle of
+ * The durable wakes (`wakes.json`): add, list, cancel, and the lifecycle of
  * ../core/wake/row.ts applied under the table's cross-process lock, so every step is on disk before it
  * has effect and a wake is delivered by one holder at a time. Shared by the extension host, the CLI and
  * the MCP server.
@@ -30,6 +30,7 @@ import {
   type WakeOutcome,
   type WakeRow,
 } from '../core/wake/row';
+import { refreshWatched } from '../core/wake/runWatch';
 import type { Owner } from '../core/schema';
 import type { FsSeam } from './fs-seam';
 import { newId, randomBase36 } from './ids';
@@ -62,7 +63,7 @@ export class WakeStore {
   }
 
   /** Writes a parsed wake (parseWakeInput's `kind: 'wake'` result) as a pending row `w-…`, owned by its setter. */
-  async add(parsed: NewWake, opts: { now: Date; owner?: Owner; jobStartedAt?: Date; landing?: LandingRef }): Promise<WakeRow> {
+  async add(parsed: NewWake, opts: { now: Date; owner?: Owner; jobStartedAt?: Date; watchedAt?: Date; landing?: LandingRef }): Promise<WakeRow> {
     const row = newWakeRow(parsed, { id: newId('w'), ...opts });
     await this.table.append(row);
     return row;
@@ -187,6 +188,15 @@ export class WakeStore {
     if (tokens.size === 0) return;
     await this.table.maybeUpdate((rows) => {
       const r = heartbeatRows(rows, tokens, now);
+      return { rows: r.changed ? r.rows : rows, result: undefined };
+    });
+  }
+
+  /** A `life-thread run` still watches these wakes' job (src/core/wake/row.ts runWatcherGone). */
+  async refreshWatched(ids: ReadonlySet<string>, now: Date): Promise<void> {
+    if (ids.size === 0) return;
+    await this.table.maybeUpdate((rows) => {
+      const r = refreshWatched(rows, ids, now);
       return { rows: r.changed ? r.rows : rows, result: undefined };
     });
   }

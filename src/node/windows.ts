@@ -2,15 +2,14 @@
  * Which VS Code windows are open on this store, and on which folders (`<store>/windows/<id>.json`):
  * a window writes its record when it starts and when its folders change, and removes it when it
  * closes; a record whose process is gone counts for nothing. `life-thread mcp` reads them to give a
- * wake the folders of a window that holds its working directory (design §9 "MCP"), so that window is
+ * wake the folders of a window that holds its working directory, so that window is
  * where the wake falls back to when the agent's session is gone.
  */
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { Holder, Liveness } from '../core/claim';
-import { isInsideFolders } from '../core/landing';
+import { fileUriOfPath, hostPathRules, uriInsideFolder, type PathRules } from '../core/folderUri';
 import { writeFileAtomic } from './atomicFile';
 
 export const WINDOWS_DIR = 'windows';
@@ -22,6 +21,7 @@ const presenceSchema = z
     host: z.string().max(255).optional(),
     boot: z.string().max(64).optional(),
     start: z.string().max(32).optional(),
+    pidns: z.string().min(1).max(64).optional(),
     folders: z.array(z.string().min(1).max(4096)).max(64),
     at: z.string().max(40),
   })
@@ -39,6 +39,7 @@ export async function announceWindow(storeDir: string, holder: Holder, folders: 
     ...(holder.host !== undefined ? { host: holder.host } : {}),
     ...(holder.boot !== undefined ? { boot: holder.boot } : {}),
     ...(holder.start !== undefined ? { start: holder.start } : {}),
+    ...(holder.pidns !== undefined ? { pidns: holder.pidns } : {}),
     folders: folders.slice(0, 64),
     at: now.toISOString(),
   };
@@ -69,23 +70,12 @@ export async function liveWindows(storeDir: string, alive: Liveness): Promise<Wi
   return out;
 }
 
-function folderPath(uri: string): string | undefined {
-  if (!uri.startsWith('file:')) return undefined;
-  try {
-    return fileURLToPath(uri);
-  } catch {
-    return undefined;
-  }
-}
-
-/** The folder URIs of open windows that hold `dir` (the folder itself or a parent of it). */
-export function foldersHolding(windows: readonly WindowPresence[], dir: string): string[] {
+/** The folder URIs of open windows that hold `dir` (the folder itself or a parent of it), whatever their scheme. */
+export function foldersHolding(windows: readonly WindowPresence[], dir: string, rules: PathRules = hostPathRules()): string[] {
+  const target = fileUriOfPath(dir, rules);
   const found = new Set<string>();
   for (const w of windows) {
-    for (const uri of w.folders) {
-      const p = folderPath(uri);
-      if (p !== undefined && isInsideFolders(dir, [p])) found.add(uri);
-    }
+    for (const uri of w.folders) if (uriInsideFolder(target, uri, rules)) found.add(uri);
   }
   return [...found];
 }

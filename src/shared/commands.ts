@@ -1,4 +1,4 @@
-/** Command ids of design §8, shared by the host, the webview and the tests. */
+/** Command ids (package.json contributes them), shared by the host, the webview and the tests. */
 export const COMMANDS = {
   addReminder: 'lifeThread.addReminder',
   scheduleCommand: 'lifeThread.scheduleCommand',

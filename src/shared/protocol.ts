@@ -140,7 +140,9 @@ export type DeskView = z.infer<typeof deskViewSchema>;
 export const viewStateSchema = z.object({
   focus: focusSchema.nullable(),
   topic: topicViewSchema.nullable(),
+  /** The owner's zone the rows' words are shown in, and where it came from (the setting, the UI's report, the extension host). */
   tz: z.string(),
+  tzSource: z.enum(['setting', 'ui', 'host']),
   health: healthSchema,
   reminders: z.array(rowViewSchema),
   commands: z.array(rowViewSchema),
@@ -175,6 +177,8 @@ export const webviewRequestSchema = z.discriminatedUnion('method', [
   z.object({ type: z.literal('request'), id: requestId, method: z.literal('closeFocus'), params: z.object({}) }),
   z.object({ type: z.literal('request'), id: requestId, method: z.literal('clearFeed'), params: z.object({}) }),
   z.object({ type: z.literal('request'), id: requestId, method: z.literal('clearFired'), params: z.object({}) }),
+  /** The UI's IANA zone (`Intl.DateTimeFormat().resolvedOptions().timeZone`), sent by every view when it shows. */
+  z.object({ type: z.literal('request'), id: requestId, method: z.literal('reportZone'), params: z.object({ timeZone: z.string().min(1).max(64) }) }),
 ]);
 export type WebviewRequest = z.infer<typeof webviewRequestSchema>;
 

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** One benchmark figure as test-results/bench.json holds it (design §8). */
+/** One benchmark figure as test-results/bench.json holds it. */
 export interface Figure {
   value: number;
   unit: string;

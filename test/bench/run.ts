@@ -40,7 +40,7 @@ const figures = readAllFigures(RESULTS);
 writeFileSync(join(RESULTS, 'bench.json'), JSON.stringify(figures, null, 2) + '\n');
 const rows = Object.entries(figures).map(([name, f]) => {
   const verdict = f.target === undefined ? '' : meetsTarget(f) ? 'meets target' : 'MISSES target';
-  // The bench judges every target (design §8): a miss fails the run.
+  // The bench judges every target: a miss fails the run.
   if (!meetsTarget(f)) failed = true;
   return [name, `${f.value} ${f.unit}`, f.target === undefined ? '' : `${f.better === 'higher' ? '≥' : '≤'} ${f.target} ${f.unit}`, f.baseline === undefined ? '' : `${f.baseline} ${f.unit}`, verdict];
 });

@@ -1,5 +1,5 @@
 /**
- * `@life` without any language model (issue 16, design §9 "No model"), in the real workbench: only Life
+ * `@life` without any language model, in the real workbench: only Life
  * Thread's offline responder exists. `/doctor` answers; free text says how to connect a model, with
  * buttons; `/wake` with explicit words adds a wake that arrives as an `@life` turn with its summary;
  * `/remind` lists. The chat view is not opened by Life Thread on its own. Then the sidebar at 300 px in

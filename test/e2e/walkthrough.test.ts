@@ -138,7 +138,9 @@ describe('the first five minutes (walkthrough, demo workspace, Chromium driving 
     await pick.first().waitFor({ state: 'visible', timeout: 20_000 });
     await shot('3-task-picker');
     await pick.first().click();
-    await page.locator('.quick-input-widget', { hasText: 'When tests ends' }).waitFor({ state: 'visible', timeout: 15_000 });
+    await page.locator('.quick-input-widget', { hasText: 'When tests end, the agent should' }).waitFor({ state: 'visible', timeout: 15_000 });
+    // The second box says what Enter does, so a new user is not left waiting on it.
+    await page.locator('.quick-input-widget', { hasText: 'Enter sets the wake and starts the task tests' }).waitFor({ state: 'visible', timeout: 5_000 });
     await input.fill('The tests ended: read the failure and fix it.');
     await input.press('Enter');
     // The task runs in the terminal (about 6 s), then the wake is an @life turn in the chat.

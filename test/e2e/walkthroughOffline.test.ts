@@ -1,6 +1,6 @@
 /**
  * The first five minutes with no language model at all (a fresh user data dir; the only model is Life
- * Thread's offline responder, design §9 "No model"): each step of the walkthrough from its button, in
+ * Thread's offline responder): each step of the walkthrough from its button, in
  * Chromium driving code-server on the demo workspace. The first four tick; the wake arrives as an @life
  * turn that shows its pulse; Partition says a model is needed and does not tick. No error appears, and
  * the Welcome page stays on the walkthrough whenever the user comes back to it by its tab.
@@ -98,7 +98,7 @@ describe('the first five minutes without any language model (Chromium driving co
     const input = await quickInput(page);
     const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: 'tests' }).filter({ hasText: 'start it and wake when it ends' });
     await pick.first().click({ timeout: 20_000 });
-    await page.locator('.quick-input-widget', { hasText: 'When tests ends' }).waitFor({ state: 'visible', timeout: 15_000 });
+    await page.locator('.quick-input-widget', { hasText: 'When tests end, the agent should' }).waitFor({ state: 'visible', timeout: 15_000 });
     await input.fill('The tests ended: read the failure and fix it.');
     await input.press('Enter');
     const woken = page.locator('.interactive-item-container.interactive-response', { hasText: /Woken \(w-/ }).last();

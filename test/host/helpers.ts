@@ -48,7 +48,7 @@ export async function waitFor<T>(probe: () => T | undefined | Promise<T | undefi
   }
 }
 
-/** The `ref` of a `/land?ref=…` link (base64url of the LandingRef JSON, design §8), as a caller outside the extension writes it. */
+/** The `ref` of a `/land?ref=…` link (base64url of the LandingRef JSON), as a caller outside the extension writes it. */
 export function encodeRef(ref: LandingRef): string {
   return Buffer.from(JSON.stringify(ref), 'utf8').toString('base64url');
 }

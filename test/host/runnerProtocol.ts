@@ -19,8 +19,8 @@ export const runnerRequestSchema = z.discriminatedUnion('action', [
   z.object({ seq: z.string(), action: z.literal('profile'), op: z.enum(['start', 'stop']), name: z.string().min(1).max(80).default('workbench') }),
   /**
    * Opens a second workbench page of the same code-server (same user data, so the same store) on
-   * `folder`, with our extension in development mode and no test module: another window (design §9
-   * "Tests that need more"). Answers once its workbench is on screen; it stays open until the phase ends.
+   * `folder`, with our extension in development mode and no test module: another window.
+   * Answers once its workbench is on screen; it stays open until the phase ends.
    */
   z.object({ seq: z.string(), action: z.literal('openWindow'), folder: z.string().min(1).max(4096) }),
 ]);

@@ -18,7 +18,7 @@ export class ScriptedModel extends ScriptedServer {
     const cfg = vscode.workspace.getConfiguration('lifeThread');
     await cfg.update('openai.baseUrl', undefined, vscode.ConfigurationTarget.Global);
     await cfg.update('openai.model', undefined, vscode.ConfigurationTarget.Global);
-    // The offline responder stays: it is always offered (design §9 "No model").
+    // The offline responder stays: it is always offered.
     await waitFor(async () => ((await vscode.lm.selectChatModels({ vendor: 'lifethread' })).every((m) => m.id === 'offline') ? true : undefined), 15_000, 'the scripted model gone');
   }
 }

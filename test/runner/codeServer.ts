@@ -1,6 +1,6 @@
 /**
  * Starts the real VS Code test host: code-server 4.139.1 on Node 24, on 127.0.0.1, with its own
- * user-data-dir, extensions dir and HOME (see shared/notes/test-host.md). Shared by the host-suite
+ * user-data-dir, extensions dir and HOME (see docs/test-host.md). Shared by the host-suite
  * runner, the browser test, `npm start` and the benchmarks.
  */
 import { spawn, type ChildProcess } from 'node:child_process';

@@ -10,7 +10,7 @@ import { join, relative } from 'node:path';
 import { ROOT } from './codeServer';
 import { appendMessages, topicDir, writeDecisions, writeStub } from '../../src/node/topicFiles';
 import { gitState } from '../../src/node/git';
-import type { TopicDecisions } from '../../src/core/continuity';
+import type { TopicDecisions } from '../../src/core/continuity/documents';
 import type { TranscriptMessage } from '../../src/core/export';
 
 export const DEMO_TOPIC = 'main';

@@ -19,7 +19,7 @@ import {
   settleCommandRun,
   type AlertState,
 } from '../../src/node/alerts';
-import { removeJobArtifacts } from '../../src/node/jobs';
+import { removeJobArtifacts } from '../../src/node/jobLog';
 import { tempDirs } from './helpers/tempDirs';
 
 const dirs = tempDirs('lt-alerts-');

@@ -1,5 +1,5 @@
 /**
- * Catch-up after downtime (issue "the schedule under faults", item 2; design §9: `missedRuns` exact up
+ * Catch-up after downtime (`missedRuns` exact up
  * to 1,000, then `missedRunsCapped`). missedRunsBetween counts cron runs by wall-clock arithmetic and
  * steps croner only around offset changes; here its count and latest run are held against plain
  * croner stepping over many zones, patterns and spans around DST and other offset changes. Then one

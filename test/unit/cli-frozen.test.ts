@@ -1,5 +1,5 @@
 /**
- * Issue "The schedule under faults", defect 1, as a test: a `dispatch --once` frozen (SIGSTOP) while it
+ * A frozen dispatcher, as a test: a `dispatch --once` frozen (SIGSTOP) while it
  * holds the table's lock, for longer than the old 10 s stale limit. Another dispatcher must not take
  * the lock from it: the one-shot command runs exactly once.
  */

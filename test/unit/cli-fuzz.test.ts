@@ -1,5 +1,5 @@
 /**
- * Bounded input (issue "the schedule under faults", item 3): random --when / --cron / --tz / --now
+ * Bounded input: random --when / --cron / --tz / --now
  * for `remind add`, `schedule add-command` and `schedule move`, run through the CLI's own `main()`
  * in this process. Whatever the input: exit 0, 2 or 3 (never 1), with --json stderr is exactly one
  * `{ error: { field, reason } }` naming a flag, an accepted time lies within ±100 years of the
@@ -158,7 +158,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, cwd: string): Promise
 }
 
 /** The fields a bad time, zone, clock, id or flag may be reported on. */
-/** The envelope of every table file (design §2). */
+/** The envelope of every table file. */
 const tableEnvelope = z.object({ schemaVersion: z.number().int().positive(), rows: z.array(z.unknown()) }).strict();
 
 const FIELDS = new Set(['when', 'cron', 'tz', 'now', 'text', 'command', 'id', 'timeout-minutes', 'store']);

@@ -1,5 +1,5 @@
 /**
- * `life-thread topic verify <topic dir>` (design §9), run as a user runs it: exit 0 for a topic whose
+ * `life-thread topic verify <topic dir>`, run as a user runs it: exit 0 for a topic whose
  * chains and anchors hold (and for an unfilled stub, reported as not filled yet), exit 3 naming the
  * first broken message for a tampered export or an anchor that does not stand, exit 2 for a folder
  * that is not a topic. It needs no store.
@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import type { TopicDecisions } from '../../src/core/continuity';
+import type { TopicDecisions } from '../../src/core/continuity/documents';
 import { anchorOnQuote } from './fixtures/messageAnchors';
 import { appendMessages, readDecisions, readExport, writeDecisions, writeStub } from '../../src/node/topicFiles';
 import { runCli, tempStores } from './helpers/cliHarness';

@@ -1,5 +1,5 @@
 /**
- * The `wake` verbs of the `life-thread` CLI end to end (design §8): `node dist/cli.js wake …` in a
+ * The `wake` verbs of the `life-thread` CLI end to end: `node dist/cli.js wake …` in a
  * child process against a temporary store with the clock fixed by --now. Rows as JSON, exit codes
  * (0, 2 bad input, 3 store unreadable), error fields as the user typed them (`delay-seconds`, `at`,
  * `on`, `job-id`, `text`, `cancel-token`), `dispatch --once` never firing a wake, and doctor's count.
@@ -81,7 +81,7 @@ describe('life-thread wake', { concurrency: 2 }, () => {
     assert.deepEqual(listed, [t, w, timerExplicit, j, p, s]);
 
     const removed = asWakes(await json(['wake', 'cancel', 'k1', '--store', dir]));
-    // Cancelled rows stay listed for a day, saying so (design §9).
+    // Cancelled rows stay listed for a day, saying so.
     assert.deepEqual(
       removed.map((r) => ({ ...r, cancelledAt: undefined })),
       [j, p].map((r) => ({ ...r, status: 'cancelled', cancelledAt: undefined })),
@@ -212,7 +212,7 @@ describe('life-thread wake', { concurrency: 2 }, () => {
   });
 });
 
-describe('wait: a code-anchor landing is re-found when the pulse is printed (issue 17; no symbol step outside a window)', () => {
+describe('wait: a code-anchor landing is re-found when the pulse is printed (no symbol step outside a window)', () => {
   it('code moved below: the pulse names step excerpt and the range now; code gone: step orphaned', async () => {
     const store = stores.freshStore();
     const ws = fs.mkdtempSync(path.join(stores.root(), 'ws-'));

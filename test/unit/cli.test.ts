@@ -124,12 +124,12 @@ describe('life-thread CLI', { concurrency: 2 }, () => {
     const dir = freshStore();
     const env = { LIFE_THREAD_TZ: 'America/New_York' };
     const out = await ok(['remind', 'add', '--store', dir, '--text', 'x', '--cron', '0 9 * * *', '--now', NOW], { env });
-    assert.match(out, /Cron '0 9 \* \* \*' \(America\/New_York\), next Sat 3 Oct 09:00 EDT \(13:00Z\).*\(zone America\/New_York: the default from LIFE_THREAD_TZ, as no --tz was given\)\n$/);
+    assert.match(out, /Cron '0 9 \* \* \*' \(America\/New_York\), next Sat 3 Oct 09:00 EDT \(13:00Z\).*\(zone America\/New_York, source: env \(LIFE_THREAD_TZ\), as no --tz was given\)\n$/);
     const row = asReminder(await json(['remind', 'add', '--store', dir, '--text', 'x', '--cron', '0 9 * * *', '--now', NOW], { env }));
     assert.deepEqual(row.schedule, { kind: 'cron', expr: '0 9 * * *', tz: 'America/New_York' });
     assert.equal(row.tz, 'America/New_York');
     const sys = await ok(['remind', 'add', '--store', dir, '--text', 'x', '--cron', '0 9 * * *', '--now', NOW]);
-    assert.match(sys, /\(zone UTC: the system zone, as no --tz was given\)\n$/);
+    assert.match(sys, /\(zone UTC, source: system \(this machine's zone\), as no --tz was given\)\n$/);
     const flagWins = asReminder(await json(['remind', 'add', '--store', dir, '--text', 'x', '--cron', '0 9 * * *', '--tz', 'Asia/Tokyo', '--now', NOW], { env }));
     assert.equal(flagWins.tz, 'Asia/Tokyo');
   });
@@ -156,7 +156,7 @@ describe('life-thread CLI', { concurrency: 2 }, () => {
     const text = await ok(['schedule', 'list', '--store', dir, '--now', NOW, '--tz', 'Asia/Tokyo']);
     assert.match(text, /^3 scheduled commands \(times in zone Asia\/Tokyo\)/);
     assert.ok(text.includes(c.id) && text.includes('`echo hi`'));
-    assert.match(await ok(['remind', 'list', '--store', freshStore()]), /^No reminders \(times in zone UTC: the system zone/);
+    assert.match(await ok(['remind', 'list', '--store', freshStore()]), /^No reminders \(times in zone UTC, source: system \(this machine's zone\)/);
   });
 
   it('remove, move and run-now take r- and c- ids; remind remove refuses a command id', async () => {

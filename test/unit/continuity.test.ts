@@ -1,5 +1,5 @@
 /**
- * The continuity pair (design §6, seed 002): TopicDecisions and Handover ops — the schemas (ops never
+ * The continuity pair (src/core/continuity/): TopicDecisions and Handover ops — the schemas (ops never
  * carry Frame/Rejected/Accepted), the stub, carry-forward of Rejected until superseded, the lint that
  * gates approval (empty Frame/Next, an item without anchor or reason, a placeholder left in, a broken
  * anchor, secret-like text), the diff the panel shows, the Markdown (intercom:// links, the cross
@@ -9,25 +9,14 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import {
-  carryForward,
-  diffDecisions,
-  handoverOpsSchema,
-  lintDecisions,
-  makeOps,
-  normalizeText,
-  parseDecisions,
-  parseOps,
-  renderDecisionsMarkdown,
-  renderOpsMarkdown,
-  resumePack,
-  stubDecisions,
-  supersededItems,
-  topicDecisionsSchema,
-  type DecisionItem,
-  type HandoverOps,
-  type TopicDecisions,
-} from '../../src/core/continuity';
+import { handoverOpsSchema, parseDecisions, parseOps, topicDecisionsSchema, type DecisionItem, type HandoverOps, type TopicDecisions } from '../../src/core/continuity/documents';
+import { carryForward, normalizeText, supersededItems } from '../../src/core/continuity/carry';
+import { stubDecisions } from '../../src/core/continuity/stub';
+import { lintDecisions } from '../../src/core/continuity/lint';
+import { diffDecisions } from '../../src/core/continuity/diff';
+import { renderDecisionsMarkdown, renderOpsMarkdown } from '../../src/core/continuity/markdown';
+import { makeOps } from '../../src/core/continuity/ops';
+import { resumePack } from '../../src/core/continuity/resume';
 import { buildExport, type TranscriptMessage } from '../../src/core/export';
 import { anchorOnQuote } from './fixtures/messageAnchors';
 import type { ExportRecord, MessageAnchor } from '../../src/core/transcript';
@@ -400,7 +389,7 @@ describe('resumePack', () => {
   });
 });
 
-describe('approval belongs to the user (issue 18, design §8/§9)', () => {
+describe('approval belongs to the user', () => {
   interface Manifest {
     contributes: {
       commands: { command: string; title: string; category?: string }[];

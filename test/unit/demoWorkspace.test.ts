@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { demoVersion, ensureDemoWorkspace, makeDemoWorkspace } from '../runner/demoWorkspace';
 import { ROOT } from '../runner/codeServer';
-import { findCodeLocus } from '../../src/core/codeLocus';
+import { findCodeLocus } from '../../src/core/anchor/locus';
 import { findReportPage } from '../../src/core/reportPage';
 import { summarize } from '../../src/core/summary';
 

@@ -1,5 +1,5 @@
 /**
- * The desk (design §5) against an in-memory FakeTransport: the four prepare outcomes (none,
+ * The desk against an in-memory FakeTransport: the four prepare outcomes (none,
  * needs_restore, prepared, ok), the start path, the endpoint policy, timeouts (a hanging fake call,
  * and the real transport against a socket that never answers), desk.json round trip and the
  * corrupt / newer file behaviour, and the pure chromiumArgs.

@@ -1,7 +1,7 @@
 /**
  * The dispatcher loop (src/node/dispatchLoop.ts) over a real ScheduleStore in a temp dir, with a fake
- * clock and fake timers and a recording Firer (design §2 "Dispatcher"; notes/faults.md "Time" sleep and
- * resume, "Crashes and disk" disk full, "Processes" several dispatchers): the timer is armed at the
+ * clock and fake timers and a recording Firer (sleep and
+ * resume, disk full, several dispatchers): the timer is armed at the
  * earliest work clamped to 60 s, passes never overlap, an unpersisted claim is never fired and a failing
  * disk gives no hot loop; and `dispatchOnce` (the CLI path) from 4 stores at once fires each row once.
  */

@@ -1,6 +1,6 @@
 /**
- * The dispatcher's pure transitions (src/core/dispatch.ts, design §2 "Dispatcher", "A running row";
- * notes/faults.md "Processes", "Crashes and disk", "Time") with a fake clock: claims, catch-up and its
+ * The dispatcher's pure transitions (src/core/dispatch.ts)
+ * with a fake clock: claims, catch-up and its
  * limits, the running guard and dead holders, recordFact, retention, move and run_now, nextWorkAt,
  * clock jumps and DST nights.
  */
@@ -831,7 +831,7 @@ describe('clock jumps and DST', () => {
   });
 });
 
-describe('duePass: reminders fire only in a window of their workspace (design §9 ownership)', () => {
+describe('duePass: reminders fire only in a window of their workspace', () => {
   const A = 'file:///work/a';
   const B = 'file:///work/b';
   const due = plus(NOW, -MIN);

@@ -1,5 +1,5 @@
 /**
- * Evidence of a job a wake waits on (design §3, issue "Wake, part 2"): plain text with secrets
+ * Evidence of a job a wake waits on: plain text with secrets
  * redacted, the summary line found for the landing even when redaction changes the line count, and
  * retention of 7 days and 50 MB in all, oldest first.
  */

@@ -1,5 +1,5 @@
 /**
- * The export of a topic's transcript (design §6, layer C): build → JSONL → parse gives the same
+ * The export of a topic's transcript: build → JSONL → parse gives the same
  * records; the hash chain holds and names the first message that breaks it; the Markdown keeps every
  * text verbatim in a fence nothing can close; anchors are checked against their spans (moved quote,
  * edited message, span out of range, unknown message, UTF-16 offsets).
@@ -7,18 +7,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { InputError } from '../../src/core/errors';
-import {
-  buildExport,
-  buildRecords,
-  fenceFor,
-  parseExport,
-  parseExportTail,
-  resolveMessageAnchor,
-  toJsonl,
-  validateAnchors,
-  validateExport,
-  type TranscriptMessage,
-} from '../../src/core/export';
+import { buildExport, buildRecords, fenceFor, parseExport, parseExportTail, toJsonl, validateAnchors, validateExport, type TranscriptMessage } from '../../src/core/export';
+import { resolveMessageAnchor } from '../../src/core/anchor/ladder';
 import { messageHash, type ExportRecord } from '../../src/core/transcript';
 import { anchorOnQuote } from './fixtures/messageAnchors';
 

@@ -1,4 +1,4 @@
-/** The durable feed (issue 11 part 5, design §9): feed.json keeps the last 200 items or 30 days; answers are cut at 8,000 with the cut marked. */
+/** The durable feed: feed.json keeps the last 200 items or 30 days; answers are cut at 8,000 with the cut marked. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { clipMarked, FEED_MAX_AGE_MS, pushFeed, type FeedRow } from '../../src/core/feed';

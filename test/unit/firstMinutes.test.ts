@@ -1,6 +1,7 @@
 /**
- * The first five minutes (issue 16): the small readings a new user meets — a UTC zone named once,
- * Move's pre-filled `when` that reads back to the same schedule, a confirmation that states the instant.
+ * The first five minutes (README "The first five minutes"): the small readings a new user meets — a
+ * UTC zone named once, Move's pre-filled `when` that reads back to the same schedule, a
+ * confirmation that states the instant.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

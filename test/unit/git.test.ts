@@ -1,5 +1,5 @@
 /**
- * The node side of the continuity pair (design §6) against a real git repository in a temp folder:
+ * The node side of the continuity pair against a real git repository in a temp folder:
  * gitState on a clean and a dirty repo and outside one; checkOps says stale after a commit (HEAD
  * moved), after the branch is deleted, when the dirty set changed and when the ops expired, and fresh
  * right after gitState; a repository above the folder is refused when the caller says so. Then the
@@ -13,7 +13,12 @@ import { mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { carryForward, lintDecisions, makeOps, renderOpsMarkdown, resumePack, type TopicDecisions } from '../../src/core/continuity';
+import type { TopicDecisions } from '../../src/core/continuity/documents';
+import { carryForward } from '../../src/core/continuity/carry';
+import { lintDecisions } from '../../src/core/continuity/lint';
+import { renderOpsMarkdown } from '../../src/core/continuity/markdown';
+import { makeOps } from '../../src/core/continuity/ops';
+import { resumePack } from '../../src/core/continuity/resume';
 import { InputError } from '../../src/core/errors';
 import { anchorOnQuote } from './fixtures/messageAnchors';
 import { checkOps, gitState, isIgnored, parsePorcelainZ, runGit } from '../../src/node/git';

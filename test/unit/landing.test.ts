@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { InputError } from '../../src/core/errors';
-import { evidenceLink, parseDeepLink } from '../../src/core/landing';
+import { parseDeepLink } from '../../src/core/landing';
+import { evidenceLink } from '../../src/core/anchor/links';
 
 describe('cdp://evidence/<id> landings', () => {
   it('evidenceLink makes the link parseDeepLink reads back', () => {

@@ -1,12 +1,12 @@
 /**
- * `life-thread mcp`, `wait` and `run` end to end (issue 15, design §9 "MCP", "CLI additions"): the
+ * `life-thread mcp`, `wait` and `run` end to end: the
  * built CLI in child processes, driven by the MCP SDK's own client over stdio. Tools and their schemas,
  * rows owned by the MCP client, errors naming the field, wakes that come back into the session that
  * set them (channel, log message, a later tool answer) or to `life-thread wait`, and wakes whose server
  * was killed before their time fired once by the next `wait`.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
@@ -14,7 +14,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { LoggingMessageNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { makeAnchor } from '../../src/core/codeAnchor';
+import { makeAnchor } from '../../src/core/anchor/code';
 import { cliLine } from '../../src/core/mcpConfig';
 import { remindInputSchema, resolveAnchorInputSchema, scheduleInputSchema } from '../../src/core/toolInputs';
 import { wakeInputSchema } from '../../src/core/wake/contract';
@@ -284,6 +284,30 @@ describe('life-thread mcp', { concurrency: 2 }, () => {
     } finally {
       await s.close();
       await logs.close();
+    }
+  });
+
+  it('a claim of the session’s wake whose holder died is taken over and pushed again marked redelivered', async () => {
+    const store = stores.freshStore();
+    const s = await connect(store, store, { channel: true });
+    try {
+      const channelSchema = z.object({ method: z.literal('notifications/claude/channel'), params: z.object({ content: z.string(), meta: z.record(z.string(), z.string()) }) });
+      const pushed = new Promise<z.infer<typeof channelSchema>['params']>((resolve) => s.client.setNotificationHandler(channelSchema, (n) => resolve(n.params)));
+      const row = wakeRowSchema.parse(jsonTail((await call(s, 'lifethread_sendToLifeThread', { text: 'WAKE-AGAIN', delay_seconds: 3600 })).text));
+      // Another process claimed it (as if due) and died before it recorded the delivery.
+      const { WakeStore } = await import('../../src/node/wakes');
+      const { selfIdentity } = await import('../../src/node/lock');
+      const me = selfIdentity();
+      const gone = spawnSync(process.execPath, ['-e', '']).pid;
+      const claimed = await new WakeStore({ dir: store }).claimDue({ now: new Date(Date.now() + 7200_000), holder: { pid: gone, window: 'mcp', host: me.host, ...(me.boot ? { boot: me.boot } : {}) } }, { eligible: (r) => r.id === row.id });
+      assert.equal(claimed.claimed.length, 1);
+      const got = await pushed;
+      assert.equal(got.meta.redelivered, 'true');
+      assert.match(got.content, /\n {2}redelivered: true$/);
+      const after = (await wakeRows(store)).find((w) => w.id === row.id);
+      assert.deepEqual([after?.status, after?.fact?.via, after?.fact?.redelivered], ['fired', 'mcp', true]);
+    } finally {
+      await s.close();
     }
   });
 

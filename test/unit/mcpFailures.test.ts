@@ -1,5 +1,5 @@
 /**
- * Issue 15's failure paths that mcp.test.ts leaves out (review of the MCP server, `wait` and `run`):
+ * The failure paths that mcp.test.ts leaves out (of the MCP server, `wait` and `run`):
  * how `mcp` finds its store, `run`'s own errors before the start (exit 3, the command not run), a
  * job that outlives its timeout (exit 124, the group killed), a `run` killed before its job ended (the
  * next `wait` prints the wake as lost), a later server in the same folder taking over its killed
@@ -16,6 +16,7 @@ import { ResourceUpdatedNotificationSchema, type CallToolResult } from '@modelco
 import { z } from 'zod';
 import { ownerOf } from '../../src/core/claim';
 import { parseWakeInput } from '../../src/core/wake/contract';
+import { pulseEventOfRow, renderPulse } from '../../src/core/wake/pulse';
 import { wakeRowSchema, type WakeRow } from '../../src/core/wake/row';
 import { cliHolder } from '../../src/node/liveness';
 import { runTerminalJob, triggerJobWakes } from '../../src/node/terminalJob';
@@ -185,7 +186,10 @@ describe('life-thread run: failures', { concurrency: 2 }, () => {
     const fired = await triggerJobWakes(wakes, 'j-timeouttest', end, cliHolder());
     assert.equal(fired.length, 1);
     const row = (await wakeRows(store))[0];
-    assert.deepEqual([row?.status, row?.heldReason, row?.fact?.exitCode, row?.fact?.jobStatus], ['held', 'unreachable', 124, 'failed']);
+    // run exits 124, but the wake says how the job ended: failed by our timeout, no exit code of its own.
+    assert.deepEqual([row?.status, row?.heldReason, row?.fact?.exitCode, row?.fact?.jobStatus, row?.fact?.timedOut], ['held', 'unreachable', null, 'failed', true]);
+    assert.ok(row);
+    assert.match(renderPulse(row, pulseEventOfRow(row)), /\n {2}job: \{ id: "j-timeouttest", status: failed, exit_code: null, timed_out: true \}\n/);
   });
 
   it('a run killed before its job ended: the next wait prints the wake with job status lost', async () => {

@@ -1,5 +1,5 @@
 /**
- * Who delivers a wake set through MCP (design §9 "MCP", "Ownership"), pure and over the store: the
+ * Who delivers a wake set through MCP, pure and over the store: the
  * session keeps its timers and `j-…` jobs while its server lives; a window of its folder takes them
  * once the server is gone or gave them up (held), and the fact says so; windows list themselves so
  * the server can give a wake the folders of a window that holds its working directory.

@@ -1,5 +1,5 @@
 /**
- * Handover ops' open items and first moves (design §6), from facts: a real store directory holding
+ * Handover ops' open items and first moves, from facts: a real store directory holding
  * reminders, command rows (one whose last run failed, one running now, one of another workspace) and
  * wakes (one of this topic, one of another, one fired), read through the store classes as the
  * extension reads them, plus running tasks, the last run's summary, TopicDecisions' Next and the

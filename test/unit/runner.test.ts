@@ -1,5 +1,5 @@
 /**
- * The command job runner against real processes (faults.md "Commands"): a SIGTERM-ignoring tree,
+ * The command job runner against real processes: a SIGTERM-ignoring tree,
  * 100 MB of output (ASCII and multi-byte), a grandchild holding stdout, setsid escapees, NUL byte,
  * missing cwd, exit codes, abort; and fireCommandRow over a real ScheduleStore (log written beside the
  * table, nothing left behind for a removed row, timeout counted from the claim).
@@ -12,7 +12,8 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { ClaimedRun } from '../../src/core/dispatch';
 import type { CommandRow } from '../../src/core/schema';
-import { fireCommandRow, readLog, removeJobArtifacts, writeLogIfRowExists } from '../../src/node/jobs';
+import { readLog, removeJobArtifacts, writeLogIfRowExists } from '../../src/node/jobLog';
+import { fireCommandRow } from '../../src/node/jobs';
 import { runJob, type JobResult } from '../../src/node/runner';
 import { ScheduleStore } from '../../src/node/schedule';
 
@@ -336,7 +337,7 @@ describe('fireCommandRow', () => {
     const work = freshDir();
     const store = new ScheduleStore({ dir });
     const { row, run } = await claimed(store, 'echo ran >> ran.txt', work, 1);
-    // The reproduction: SIGSTOP after the claim, CONT minutes later. Before, the command still
+    // A frozen holder: SIGSTOP after the claim, CONT minutes later. Before, the command still
     // started with 0 ms left, and its fact said exit 0 and "timed out after 2 min; the process group was killed".
     const late: ClaimedRun = { ...run, firedAt: new Date(Date.now() - 61_000).toISOString() };
     const fact = await fireCommandRow(row, late, { storeDir: dir, store });

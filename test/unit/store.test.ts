@@ -1,6 +1,7 @@
 /**
- * The durable table store: every "File format" case of faults.md, injected disk faults, the lock
- * (stale take-over, wait limit, a lock lost while held), stray temp files, the pulse and ids.
+ * The durable table store: missing, corrupt, BOM, wrong-shape, older and newer files, bad rows,
+ * injected disk faults, the lock (stale take-over, wait limit, a lock lost while held), stray temp
+ * files, the pulse and ids.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';

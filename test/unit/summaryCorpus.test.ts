@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { findCodeLocus } from '../../src/core/codeLocus';
+import { findCodeLocus } from '../../src/core/anchor/locus';
 import { summaryFromLogTail } from '../../src/core/wake/pulse';
 import { countsInSummary, hasRightCounts, loadCorpus } from './helpers/summaryCorpus';
 

@@ -1,5 +1,5 @@
 /**
- * Time (design §2 "Time", faults.md "Time"): zones, cron validation, DST behaviour of next runs,
+ * Time (README "Time"): zones, cron validation, DST behaviour of next runs,
  * catch-up counts, the `when` grammar and the plain-words answers. The clock is always a fixed
  * `now`; the machine's zone is changed on purpose to show nothing depends on it.
  */
@@ -9,7 +9,7 @@ import { Temporal } from 'temporal-polyfill';
 import type { Schedule } from '../../src/core/schema';
 import { InputError } from '../../src/core/errors';
 import { checkCron } from '../../src/core/time/cron';
-import { describeInstant, describeSchedule } from '../../src/core/time/describe';
+import { describeInstant, describeSchedule, nextRunWords } from '../../src/core/time/describe';
 import { checkClock, MIN_INTERVAL_SECONDS, type RowKind } from '../../src/core/time/limits';
 import { missedRunsBetween, nextRunAfter } from '../../src/core/time/runs';
 import { parseWhen } from '../../src/core/time/when';
@@ -650,5 +650,15 @@ describe('describeInstant and describeSchedule', () => {
       describeSchedule(cron('0 9 * * 1-5', 'Europe/Berlin'), d('2026-10-05T07:00:00Z'), tz, now),
       "Cron '0 9 * * 1-5' (Europe/Berlin), next Mon 5 Oct 09:00 CEST (07:00Z), in 2 days 2 h",
     );
+  });
+});
+
+describe('nextRunWords (the status bar)', () => {
+  const now = new Date('2026-03-29T00:30:00Z');
+  it('says nothing is scheduled, a run in the future, and a run already due as due now', () => {
+    assert.equal(nextRunWords(null, now), 'nothing scheduled');
+    assert.equal(nextRunWords(now.getTime() + 5 * 60_000, now), 'next in 5 min');
+    assert.equal(nextRunWords(now.getTime() - 2 * 60_000, now), 'due now');
+    assert.equal(nextRunWords(now.getTime(), now), 'due now');
   });
 });

@@ -15,7 +15,7 @@ import { InputError, NUL_REASON } from '../../src/core/errors';
 import { PAGE_MAX_CHARS } from '../../src/core/paging';
 import { reminderRowSchema, type ReminderRow } from '../../src/core/schema';
 import { mcpTools } from '../../src/node/mcp/catalog';
-import { writeLogFile } from '../../src/node/jobs';
+import { writeLogFile } from '../../src/node/jobLog';
 import { ScheduleStore } from '../../src/node/schedule';
 import { remindTool, scheduleTool, type ScheduleToolHost } from '../../src/node/tools/scheduleTools';
 import { baseEnv, CLI, encodeTable, tempStores } from './helpers/cliHarness';
@@ -39,7 +39,7 @@ function storeWith(rows: readonly ReminderRow[]): string {
 }
 
 function host(dir: string): ScheduleToolHost {
-  return { store: new ScheduleStore({ dir }), now: () => NOW, zone: () => 'Europe/Berlin', health: () => 'Dispatcher healthy', cwd: () => ({ dir }), envPath: undefined };
+  return { store: new ScheduleStore({ dir }), now: () => NOW, zone: () => ({ timeZone: 'Europe/Berlin', source: 'setting', ignored: [] }), health: () => 'Dispatcher healthy', cwd: () => ({ dir }), envPath: undefined };
 }
 
 /** The rows a list answer ends with, and its next_cursor. */

@@ -8,7 +8,11 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { makeOps, resumePack, stubDecisions, lintDecisions, type TopicDecisions } from '../../src/core/continuity';
+import type { TopicDecisions } from '../../src/core/continuity/documents';
+import { stubDecisions } from '../../src/core/continuity/stub';
+import { lintDecisions } from '../../src/core/continuity/lint';
+import { makeOps } from '../../src/core/continuity/ops';
+import { resumePack } from '../../src/core/continuity/resume';
 import { importChatExport, importedId } from '../../src/core/chatImport';
 import { buildExport, type TranscriptMessage } from '../../src/core/export';
 import { anchorOnQuote } from './fixtures/messageAnchors';

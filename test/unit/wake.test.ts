@@ -1,6 +1,6 @@
 /**
- * The life-thread wake (design §3, §8, §9): the SendToLifeThread contract and its errors (each names
- * its field), the wake row, the pulse in the §3 shape and its hard cap (huge text, huge summary, a
+ * The life-thread wake: the SendToLifeThread contract and its errors (each names
+ * its field), the wake row, the pulse's shape and its hard cap (huge text, huge summary, a
  * 100 MB log read from its tail; a property test over random inputs), summaries of real runner
  * output taken from a log tail, coalescing, the durable hourly cap, job status, and every lifecycle
  * transition over the WakeStore on a temporary directory (pending → delivering → fired, held and
@@ -17,7 +17,8 @@ import { InputError } from '../../src/core/errors';
 import type { LandingRef } from '../../src/core/landing';
 import { CLI_WAKE_FIELDS, LOG_TAIL_BYTES, parseWakeInput, PAYLOAD_MAX_BYTES, wakeInputSchema, type DeskState, type JobStatus, type NewWake, type WakeInputResult, type WakeWhen } from '../../src/core/wake/contract';
 import { coalesce, type WakeTrigger } from '../../src/core/wake/coalesce';
-import { jobStatus, pulseEventOfRow, pulseWakeIds, renderPulse, summaryFromLogTail, type PulseEvent } from '../../src/core/wake/pulse';
+import { jobStatus } from '../../src/core/wake/jobStatus';
+import { pulseEventOfRow, pulseWakeIds, renderPulse, summaryFromLogTail, type PulseEvent } from '../../src/core/wake/pulse';
 import { capRoom, claimDueTimers, newWakeRow, UNREACHABLE_FALLBACK_MS, unreachableTooLong, wakeRowSchema, type WakeRow } from '../../src/core/wake/row';
 import type { Owner } from '../../src/core/schema';
 import { readLogTail, WakeStore } from '../../src/node/wakes';
@@ -184,7 +185,7 @@ describe('parseWakeInput: the SendToLifeThread contract', () => {
 describe('wake row schema', () => {
   const base = { id: 'w-abc123', text: 'x', when: 'timer', status: 'pending', nextRunAt: '2026-10-03T07:05:00.000Z', createdAt: NOW.toISOString() };
 
-  it('is strict camelCase with the §8 fields', () => {
+  it('is strict camelCase with the row fields', () => {
     assert.equal(wakeRowSchema.safeParse(base).success, true);
     assert.equal(wakeRowSchema.safeParse({ ...base, job_id: 'a' }).success, false);
     assert.equal(wakeRowSchema.safeParse({ ...base, id: 'r-abc' }).success, false);
@@ -197,7 +198,7 @@ describe('wake row schema', () => {
     assert.equal(wakeRowSchema.safeParse({ ...base, fact: { bogus: 1 } }).success, false);
     assert.equal(wakeRowSchema.safeParse({ ...base, desk: 'prepared', landing: { kind: 'deep_link', uri: 'cdp://evidence/w-abc123' } }).success, true);
     assert.equal(wakeRowSchema.safeParse({ ...base, desk: 'asleep' }).success, false);
-    // The lifecycle's invariants (design §9): held ⇔ heldReason, delivering ⇔ claim.
+    // The lifecycle's invariants: held ⇔ heldReason, delivering ⇔ claim.
     assert.equal(wakeRowSchema.safeParse({ ...base, status: 'held', heldReason: 'paused' }).success, true);
     assert.equal(wakeRowSchema.safeParse({ ...base, status: 'held' }).success, false);
     assert.equal(wakeRowSchema.safeParse({ ...base, heldReason: 'cap' }).success, false);
@@ -241,7 +242,7 @@ function blockOf(pulse: string): string {
   return pulse.slice(i);
 }
 
-describe('renderPulse: the §3 shape', () => {
+describe('renderPulse: the pulse shape', () => {
   const landing: LandingRef = { kind: 'deep_link', uri: 'cdp://evidence/w-abc123' };
 
   it('job.done: text first, then the block exactly', () => {
@@ -299,6 +300,47 @@ describe('renderPulse: the §3 shape', () => {
     const stepped = renderPulse({ when: 'timer' }, { landing: { kind: 'code_anchor', anchor: { path: '/w/a.ts', symbol: '', range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } }, excerpt: 'x', excerptHash: 'a'.repeat(64) } }, landingStep: 'symbol' });
     assert.match(stepped, /landing: \{ kind: code_anchor, path: "\/w\/a\.ts", lines: "L1-L1", step: symbol \}/);
     assert.doesNotMatch(pulse, /SECRET/);
+  });
+
+  it('a code landing keeps the job\u2019s evidence: an evidence: line after the landing, a file link as its path and summary line, a desk page as its link', () => {
+    const anchor = { path: '/w/src/calc.js', symbol: 'Calculator.average', range: { start: { line: 18, character: 0 }, end: { line: 18, character: 50 } }, excerpt: 'x', excerptHash: 'a'.repeat(64) };
+    const wake = { text: 'look at the tests', when: 'job.done' as const, jobId: 'tests' };
+    const pulse = renderPulse(wake, {
+      job: { status: 'failed', exitCode: 1 },
+      summary: '3 passed, 1 failed (6.1 s)',
+      landing: { kind: 'code_anchor', anchor, evidence: 'file:///store/evidence/job-a%20b.log#L16' },
+      landingStep: 'exact',
+      desk: 'none',
+    });
+    const lines = blockOf(pulse).split('\n');
+    const at = lines.findIndex((l) => l.startsWith('  landing: '));
+    assert.equal(lines[at], '  landing: { kind: code_anchor, path: "/w/src/calc.js", symbol: "Calculator.average", lines: "L19-L19", step: exact }');
+    assert.equal(lines[at + 1], '  evidence: "/store/evidence/job-a b.log#L16"');
+    assert.equal(lines[at + 2], '  desk: none');
+    const onDesk = renderPulse(wake, { landing: { kind: 'code_anchor', anchor, evidence: 'cdp://evidence/job-x-report' }, desk: 'prepared' });
+    assert.match(onDesk, /\n {2}evidence: "cdp:\/\/evidence\/job-x-report"\n {2}desk: prepared$/);
+    // Without evidence there is no such line; a deep-link landing is its own evidence and has none either.
+    assert.doesNotMatch(renderPulse(wake, { landing: { kind: 'code_anchor', anchor } }), /evidence:/);
+    assert.doesNotMatch(renderPulse(wake, { landing: { kind: 'deep_link', uri: 'file:///store/evidence/job-a.log#L16' } }), /\n {2}evidence:/);
+    // A long evidence path is cut like a URI, within the cap, and the line stays.
+    const long = renderPulse(wake, { summary: 's'.repeat(100), landing: { kind: 'code_anchor', anchor, evidence: `file:///${'e'.repeat(900)}.log#L16` } }, { maxChars: 300 });
+    assert.ok(long.length <= 300, `${long.length}`);
+    assert.match(long, /\n {2}evidence: "\/e+…"/);
+  });
+
+  it('a row read with its schema keeps its code landing’s evidence, and the pulse names it', () => {
+    const row = wakeRowSchema.parse({
+      id: 'w-ev1',
+      text: 'look',
+      when: 'job.done',
+      jobId: 'tests',
+      status: 'fired',
+      nextRunAt: null,
+      createdAt: '2026-01-01T00:00:00.000Z',
+      firedAt: '2026-01-01T00:01:00.000Z',
+      landing: { kind: 'code_anchor', anchor: { path: '/w/a.ts', symbol: '', range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } }, excerpt: 'x', excerptHash: 'a'.repeat(64) }, evidence: 'file:///s/logs/j-1.log#L4' },
+    });
+    assert.match(renderPulse(row, pulseEventOfRow(row)), /\n {2}evidence: "\/s\/logs\/j-1\.log#L4"$/);
   });
 
   it('quotes and escapes: a summary with quotes and newlines stays one line and reads back', () => {

@@ -1,5 +1,5 @@
 /**
- * A wake's `landing` (design §9, issue "Wake, part 3"): read from a tool call or the CLI's text, and
+ * A wake's `landing`: read from a tool call or the CLI's text, and
  * made into a LandingRef where the wake is set — a code anchor takes its excerpt from the file then.
  * A wake's thread is a topic name.
  */
@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { hashExcerpt } from '../../src/core/codeAnchor';
+import { hashExcerpt } from '../../src/core/anchor/code';
 import { InputError } from '../../src/core/errors';
 import { parseLandingInput, parseWakeInput } from '../../src/core/wake/contract';
 import { landingFromInput } from '../../src/node/landingInput';

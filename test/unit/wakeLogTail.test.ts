@@ -8,7 +8,8 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { LOG_TAIL_BYTES, PULSE_MAX_CHARS } from '../../src/core/wake/contract';
-import { jobStatus, renderPulse, summaryFromLogTail } from '../../src/core/wake/pulse';
+import { jobStatus } from '../../src/core/wake/jobStatus';
+import { renderPulse, summaryFromLogTail } from '../../src/core/wake/pulse';
 import { readLogTail } from '../../src/node/wakes';
 import { tempDirs } from './helpers/tempDirs';
 

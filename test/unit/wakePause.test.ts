@@ -1,4 +1,4 @@
-/** The user's pause of wakes is kept in the store, so it survives reloads and crashes (issue 11). */
+/** The user's pause of wakes is kept in the store, so it survives reloads and crashes. */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';

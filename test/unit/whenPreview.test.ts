@@ -1,5 +1,5 @@
 /**
- * The `when` box's Enter (issue 16, core/time/preview): the instant shown is the one stored, unless the
+ * The `when` box's Enter (src/core/time/preview.ts): the instant shown is the one stored, unless the
  * words, read again at Enter, mean another instant (the box stayed open) or the one shown has passed:
  * then the box shows the new instant and the next Enter accepts. Fixed times pass at once.
  */

@@ -3,11 +3,10 @@
  * commands run on the timer, reminders need a VS Code window. Doctor, the status bar, `life-thread
  * doctor` and the tools' answers all say it with these words.
  */
+import { passIsAlive } from '../health';
 import { formatDuration } from '../time/describe';
 import type { TimerKind } from './timerUnits';
 
-/** The timer passes every minute; like a window's dispatcher, it counts as alive within 120 s. */
-export const TIMER_HEALTHY_WITHIN_MS = 120_000;
 
 export interface TimerHealth {
   /** Null where only the timer's pulse is known (a process that did not ask the machine which timer runs). */
@@ -17,7 +16,8 @@ export interface TimerHealth {
 }
 
 export function timerIsHealthy(t: TimerHealth, now: Date): boolean {
-  return t.lastPassAt !== null && now.getTime() - t.lastPassAt.getTime() <= TIMER_HEALTHY_WITHIN_MS;
+  // The timer passes every minute; like a window's dispatcher, it counts as alive within 120 s.
+  return passIsAlive(t.lastPassAt, now);
 }
 
 /** "Commands: OS timer (cron) · last pass 20 s ago", or STALLED with how long it has been silent. */
@@ -25,7 +25,7 @@ export function timerCommandsLine(t: TimerHealth, now: Date): string {
   const what = `Commands: OS timer${t.kind ? ` (${t.kind})` : ''}`;
   if (t.lastPassAt === null) return `${what} installed · no pass yet (its first comes within a minute)`;
   const age = Math.max(0, now.getTime() - t.lastPassAt.getTime());
-  if (age <= TIMER_HEALTHY_WITHIN_MS) return `${what} · last pass ${Math.round(age / 1000)} s ago`;
+  if (passIsAlive(t.lastPassAt, now)) return `${what} · last pass ${Math.round(age / 1000)} s ago`;
   return `${what} STALLED · no pass for ${formatDuration(age / 1000)} (see ${'`'}life-thread service status${'`'} and the store's logs/timer.log)`;
 }
 

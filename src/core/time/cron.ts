@@ -2,8 +2,9 @@
  * Cron in an explicit IANA zone: normalising and validating expressions, and the real runs of a
  * cron in its zone across DST.
  *
- * Library rules (notes/faults.md): croner 11 is always built with `mode: '5-part'` and
- * `fixedTimeRule: 'no-wildcard'` and never given a callback, so it arms no timer.
+ * Library rules: croner 11 is always built with `mode: '5-part'` (five fields, no seconds) and
+ * `fixedTimeRule: 'no-wildcard'` (lists and ranges count as fixed times across DST, as in Vixie cron)
+ * and never given a callback, so it arms no timer.
  */
 import { Cron } from 'croner';
 import { InputError } from '../errors';

@@ -153,3 +153,10 @@ export function describeSchedule(schedule: Schedule, nextRunAt: Date | null, tz:
       return `Cron '${schedule.expr}' (${schedule.tz}), ${next}`;
   }
 }
+
+/** The status bar's word for the earliest pending run: a run already due waits for the next pass ("due now"), never "next 2 min ago". */
+export function nextRunWords(earliestMs: number | null, now: Date): string {
+  if (earliestMs === null) return 'nothing scheduled';
+  const diff = earliestMs - now.getTime();
+  return diff <= 0 ? 'due now' : `next ${relativeWords(diff)}`;
+}

@@ -1,5 +1,5 @@
 /**
- * The `when` box's preview (issue 16): the instant stored is the one the box showed — unless the words,
+ * The `when` box's preview: the instant stored is the one the box showed — unless the words,
  * read again when Enter is pressed, now mean another instant (the box stayed open: "in 1 minute" shown
  * at 10:04 and accepted at 10:06 would be stored in the past). Then the box shows the new instant and
  * the next Enter accepts it. Words for a fixed time ("tomorrow at 9") read the same and pass at once.

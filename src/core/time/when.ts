@@ -1,9 +1,9 @@
 /**
- * The `when` grammar (design §2 "Time"): words or ISO read in the owner's IANA zone, or a cron,
+ * The `when` grammar (README "Time"): words or ISO read in the owner's IANA zone, or a cron,
  * become a schedule and its first run; recurrence is read by our own grammar first, and the
  * remaining once-forms by small readers and chrono-node.
  *
- * Library rule (notes/faults.md): chrono-node ignores IANA zones, so it only supplies wall-clock
+ * Library rule: chrono-node ignores IANA zones, so it only supplies wall-clock
  * fields, and Temporal turns them into instants.
  */
 import type * as Chrono from 'chrono-node';

@@ -1,10 +1,10 @@
 /**
- * The wake's contract (design §3, §8): `SendToLifeThread` as the LM tool, `/wake`, the CLI and MCP
- * take it (snake_case, as the seed), its limits and vocabulary, and the reading of a call into a new
- * wake (or a cancel). Pure.
+ * The wake's contract: `SendToLifeThread` as the LM tool, `/wake`, the CLI and MCP take it
+ * (snake_case, as package.json declares the tool), its limits and vocabulary, and the reading of a
+ * call into a new wake (or a cancel). Pure.
  */
 import { z } from 'zod';
-import { TOPIC_RE } from '../continuity';
+import { isCommandId, isTopicId, looksLikeCommandId } from '../ids';
 import { InputError, refuseNul } from '../errors';
 import { describeInstant } from '../time/describe';
 import { parseWhen } from '../time/when';
@@ -101,9 +101,9 @@ export const jsonValueSchema = z.custom<JsonValue>((v) => payloadProblem(v) === 
 });
 
 // ---------------------------------------------------------------------------------------------
-// The contract (snake_case, as the seed and the LM tool)
+// The contract (snake_case, as the LM tool's input schema in package.json)
 
-/** A landing as a caller gives it (design §9 "landing"): a deep link, or lines of a file to anchor. */
+/** A landing as a caller gives it: a deep link, or lines of a file to anchor. */
 export const landingInputSchema = z.union([
   z.object({ uri: z.string().min(1).max(8192) }).strict(),
   z
@@ -367,7 +367,7 @@ function checkName(value: string, field: string, max: number): string {
 
 /** A thread is a topic (its transcript and TopicDecisions live in a folder of that name). */
 function checkTopic(value: string, field: string): string {
-  if (!TOPIC_RE.test(value)) throw new InputError(field, `'${value}' is not a topic name: letters, digits, dot, dash or underscore, starting with a letter or digit, at most 100`);
+  if (!isTopicId(value)) throw new InputError(field, `'${value}' is not a topic name: letters, digits, dot, dash or underscore, starting with a letter or digit, at most 100`);
   return value;
 }
 
@@ -378,7 +378,7 @@ function checkToken(value: string, field: string): string {
 function checkJobId(value: string, field: string): string {
   const v = checkName(value, field, JOB_ID_MAX);
   if (/^terminal:\s*$/.test(v)) throw new InputError(field, "names no terminal: say terminal:<terminal name>, e.g. 'terminal:bash'");
-  if (/^c-/.test(v) && !/^c-[A-Za-z0-9_-]{1,40}$/.test(v)) throw new InputError(field, `'${v}' looks like a command row id but is not one (c- and 1 to 40 letters, digits, - or _)`);
+  if (looksLikeCommandId(v) && !isCommandId(v)) throw new InputError(field, `'${v}' looks like a command row id but is not one (c- and 1 to 40 letters, digits, - or _)`);
   return v;
 }
 
@@ -388,7 +388,7 @@ export function describeWhen(when: EventWhen, jobId?: string): string {
     case 'job.done': {
       const id = jobId ?? '?';
       if (id.startsWith('terminal:')) return `when the next command in terminal "${id.slice('terminal:'.length)}" ends`;
-      if (/^c-[A-Za-z0-9_-]{1,40}$/.test(id)) return `when the run of command row ${id} ends`;
+      if (isCommandId(id)) return `when the run of command row ${id} ends`;
       return `when the task "${id}" ends`;
     }
     case 'presence.online':

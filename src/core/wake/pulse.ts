@@ -1,12 +1,13 @@
 /**
- * The pulse (design §3 "Pulse", §8): the short message a wake starts its turn with — the wake's own
- * text, then the `life_wake:` block — never longer than its cap whatever the log; and the job's status
- * and summary it names. Pure.
+ * The pulse (docs/architecture.md, "String protocols"): the short message a wake starts its turn
+ * with — the wake's own text, then the `life_wake:` block — never longer than its cap whatever the
+ * log; and the job's status and summary it names. Pure.
  */
 import type { LandingRef } from '../landing';
 import { stripControl } from '../controlCodes';
 import { redact } from '../redact';
 import { summarizeLines } from '../summary';
+import { isWakeId } from '../ids';
 import { LOG_TAIL_BYTES, PULSE_MAX_CHARS, PULSE_SUMMARY_MAX, type DeskState, type JobStatus, type WakeWhen } from './contract';
 import type { WakeRow } from './row';
 
@@ -27,14 +28,7 @@ export function deskAtDelivery(pipeline: DeskState | undefined, landing: DeskSta
 }
 
 // ---------------------------------------------------------------------------------------------
-// Job status and the log summary
-
-/** succeeded (exit 0) | failed (non-zero) | unknown (no exit code) | lost (its watcher went away). */
-export function jobStatus(exitCode: number | undefined | null, lost = false): JobStatus {
-  if (lost) return 'lost';
-  if (typeof exitCode !== 'number' || !Number.isFinite(exitCode)) return 'unknown';
-  return exitCode === 0 ? 'succeeded' : 'failed';
-}
+// The log summary (a job's status is decided in ./jobStatus.ts)
 
 /**
  * The pulse's summary from the end of a job's log (the recognisers of ./summary.ts, else the last
@@ -82,6 +76,8 @@ export interface PulseJob {
   id?: string;
   status: JobStatus;
   exitCode?: number | null;
+  /** Our timeout killed it (status failed, no exit code): the job line says `timed_out: true`. */
+  timedOut?: boolean;
 }
 
 /** What happened, as the pulse says it. */
@@ -95,11 +91,22 @@ export interface PulseEvent {
   /** A short note for presence/scm events ("branch main → fix"). */
   detail?: string;
   landing?: LandingRef;
-  /** For a code anchor: the ladder step that found it when the wake fired (design §4). */
+  /** For a code anchor: the ladder step that found it when the wake fired. */
   landingStep?: 'exact' | 'symbol' | 'excerpt' | 'orphaned';
   desk?: DeskState;
   /** The wakes this pulse delivers: the receiver acknowledges them by these ids. */
   wakeIds?: readonly string[];
+  /** Sent again after a receiver died between sending and recording it (the row's fact.redelivered). */
+  redelivered?: boolean;
+  /** The further wakes of a coalesced pulse (./coalesce.ts groupPulse), each on an `also_wake:` line. */
+  alsoWakes?: readonly AlsoWake[];
+}
+
+/** A further wake that fired with the first: its id, its own text (or payload as JSON) and its job. */
+export interface AlsoWake {
+  id: string;
+  text: string;
+  job?: PulseJob;
 }
 
 export type PulseWake = Pick<WakeRow, 'when'> & Partial<Pick<WakeRow, 'text' | 'payload' | 'jobId'>>;
@@ -143,12 +150,23 @@ function fitText(raw: string, budget: number): string {
   return `${headOf(raw, budget - 1).trimEnd()}…`;
 }
 
+/** The evidence as the pulse names it: a file link as its path and lines (`/store/evidence/job-1.log#L16`), any other link as it is. */
+function evidenceWords(uri: string): string {
+  const m = /^file:\/\/(?:localhost)?(\/[^?#]*)(#L\d+(?:-L\d+)?)?$/i.exec(uri);
+  if (!m) return uri;
+  try {
+    return `${decodeURIComponent(m[1] ?? '')}${m[2] ?? ''}`;
+  } catch {
+    return uri;
+  }
+}
+
 function oneLine(s: string): string {
   // eslint-disable-next-line no-control-regex
   return s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').replace(/\s+/g, ' ').trim();
 }
 
-type Budgets = Record<'text' | 'summary' | 'detail' | 'jobId' | 'uri' | 'path' | 'symbol', number>;
+type Budgets = Record<'text' | 'summary' | 'detail' | 'jobId' | 'uri' | 'path' | 'symbol' | 'alsoText', number>;
 
 interface PulseParts {
   ids: readonly string[];
@@ -156,11 +174,26 @@ interface PulseParts {
   text: string;
   reason: WakeWhen;
   also: readonly WakeWhen[];
-  job: { id: string; status: JobStatus; exitCode: number | null } | undefined;
+  job: { id: string; status: JobStatus; exitCode: number | null; timedOut: boolean } | undefined;
   summary: string | undefined;
   detail: string | undefined;
   landing: LandingRef | undefined;
   desk: DeskState | undefined;
+  redelivered: boolean;
+  alsoWakes: readonly AlsoWake[];
+}
+
+/** The most wake ids a pulse names (what pulseWakeIds reads back). */
+const PULSE_WAKES_MAX = 20;
+const BARE_JOB_ID = /^[A-Za-z0-9_.@/+-]{1,200}$/;
+
+/** `(job lint: failed, exit 1)`: a further wake's job, its id bare when it is one plain word. */
+function alsoJob(job: PulseJob | undefined, budget: number): string {
+  if (!job) return '';
+  const id = job.id ?? '';
+  const name = id === '' ? '' : BARE_JOB_ID.test(id) && id.length <= budget ? `${id}: ` : `${fitQuoted(id, budget)}: `;
+  const exit = typeof job.exitCode === 'number' && Number.isFinite(job.exitCode) ? `, exit ${job.exitCode}` : job.timedOut ? ', timed out' : '';
+  return ` (job ${name}${job.status}${exit})`;
 }
 
 function renderParts(p: PulseParts, b: Budgets): string {
@@ -169,7 +202,7 @@ function renderParts(p: PulseParts, b: Budgets): string {
   else if (p.ids.length > 1) lines.push(`  wake: [${p.ids.join(', ')}]`);
   lines.push(`  reason: ${p.reason}`);
   if (p.also.length > 0) lines.push(`  also: [${p.also.join(', ')}]`);
-  if (p.job) lines.push(`  job: { id: ${fitQuoted(p.job.id, b.jobId)}, status: ${p.job.status}, exit_code: ${p.job.exitCode === null ? 'null' : String(p.job.exitCode)} }`);
+  if (p.job) lines.push(`  job: { id: ${fitQuoted(p.job.id, b.jobId)}, status: ${p.job.status}, exit_code: ${p.job.exitCode === null ? 'null' : String(p.job.exitCode)}${p.job.timedOut ? ', timed_out: true' : ''} }`);
   if (p.summary !== undefined) lines.push(`  summary: ${fitQuoted(p.summary, b.summary)}`);
   if (p.detail !== undefined) lines.push(`  detail: ${fitQuoted(p.detail, b.detail)}`);
   if (p.landing) {
@@ -180,19 +213,24 @@ function renderParts(p: PulseParts, b: Budgets): string {
       const symbol = a.symbol === '' ? '' : `, symbol: ${fitQuoted(a.symbol, b.symbol)}`;
       const step = p.step === undefined ? '' : `, step: ${p.step}`;
       lines.push(`  landing: { kind: code_anchor, path: ${fitQuoted(a.path, b.path)}${symbol}, lines: "L${a.range.start.line + 1}-L${a.range.end.line + 1}"${step} }`);
+      if (l.evidence !== undefined) lines.push(`  evidence: ${fitQuoted(evidenceWords(l.evidence), b.uri)}`);
     } else lines.push('  landing: { kind: none }');
   }
   if (p.desk) lines.push(`  desk: ${p.desk}`);
+  for (const a of p.alsoWakes) lines.push(`  also_wake: ${a.id} ${fitQuoted(a.text, b.alsoText)}${alsoJob(a.job, b.jobId)}`);
+  if (p.redelivered) lines.push('  redelivered: true');
   const block = lines.join('\n');
   const text = fitText(p.text, b.text);
   return text === '' ? block : `${text}\n\n${block}`;
 }
 
 /**
- * The wake message (design §3, §8): the wake's own text (or its payload as compact JSON) first, then
+ * The wake message: the wake's own text (or its payload as compact JSON) first, then
  * the `life_wake:` block; lines that do not apply are left out. Never longer than `maxChars` (default
  * 600), whatever the inputs: the summary is held to 160 characters, then the text is cut, then long
- * ids, URIs and the summary further (each cut marked …); the block's keys stay.
+ * ids, URIs and the summary further (each cut marked …); the block's keys stay. A coalesced pulse's
+ * further wakes (`alsoWakes`) each get an `also_wake:` line with their text (cut, never dropped) and
+ * job; only when even "…" does not fit are the last of them left out, of `wake:` too.
  */
 export function renderPulse(wake: PulseWake, event: PulseEvent = {}, opts: { maxChars?: number } = {}): string {
   const raw = opts.maxChars;
@@ -202,33 +240,49 @@ export function renderPulse(wake: PulseWake, event: PulseEvent = {}, opts: { max
   // Nothing longer than the cap can survive, so nothing longer is ever copied or quoted.
   const body = headOf(bodyRaw.trim(), max + 1);
   const jobId = event.job?.id ?? wake.jobId;
+  const ids = (event.wakeIds ?? []).filter(isWakeId).slice(0, PULSE_WAKES_MAX);
+  // A further wake is named in `wake:` and has its own line; its text is never longer than the cap could hold.
+  const alsoWakes = (event.alsoWakes ?? [])
+    .filter((a, i, all) => ids.includes(a.id) && a.id !== ids[0] && all.findIndex((x) => x.id === a.id) === i)
+    .map((a) => ({ id: a.id, text: oneLine(headOf(a.text.trim(), max + 1)), ...(a.job ? { job: { ...a.job, ...(a.job.id !== undefined ? { id: headOf(a.job.id, max) } : {}) } } : {}) }));
   const parts: PulseParts = {
-    ids: (event.wakeIds ?? []).filter((id) => /^w-[A-Za-z0-9_-]{1,40}$/.test(id)).slice(0, 20),
+    ids,
     step: event.landingStep,
     text: body,
     reason,
     also: (event.also ?? []).filter((r) => r !== reason),
     job:
       event.job !== undefined || (reason === 'job.done' && jobId !== undefined)
-        ? { id: headOf(jobId ?? '', max), status: event.job?.status ?? 'unknown', exitCode: typeof event.job?.exitCode === 'number' && Number.isFinite(event.job.exitCode) ? event.job.exitCode : null }
+        ? {
+            id: headOf(jobId ?? '', max),
+            status: event.job?.status ?? 'unknown',
+            exitCode: typeof event.job?.exitCode === 'number' && Number.isFinite(event.job.exitCode) ? event.job.exitCode : null,
+            timedOut: event.job?.timedOut === true,
+          }
         : undefined,
     summary: event.summary === undefined ? undefined : oneLine(headOf(event.summary, max * 2)),
     detail: event.detail === undefined ? undefined : oneLine(headOf(event.detail, max * 2)),
     landing: event.landing,
     desk: event.desk,
+    redelivered: event.redelivered === true,
+    alsoWakes,
   };
-  const b: Budgets = { text: Infinity, summary: PULSE_SUMMARY_MAX + 2, detail: 120, jobId: Infinity, uri: Infinity, path: Infinity, symbol: Infinity };
-  // Cut order: text to 40, then summary, detail, URI, path, symbol and job id to short forms, then
-  // the text entirely, then everything to a bare "…".
+  const budgets = (): Budgets => ({ text: Infinity, summary: PULSE_SUMMARY_MAX + 2, detail: 120, jobId: Infinity, uri: Infinity, path: Infinity, symbol: Infinity, alsoText: Infinity });
+  // Cut order: text to 40, the further wakes' texts to 40, then summary, detail, URI, path, symbol and
+  // job id to short forms, the further texts to 10, then the text entirely, then everything to a bare
+  // "…" (a further wake's text too: it is cut, never dropped).
   const steps: [keyof Budgets, number][] = [
     ['text', 40],
+    ['alsoText', 42],
     ['summary', 60],
     ['detail', 40],
     ['uri', 60],
     ['path', 60],
     ['symbol', 30],
     ['jobId', 40],
+    ['alsoText', 12],
     ['text', 0],
+    ['alsoText', 3],
     ['summary', 3],
     ['detail', 3],
     ['uri', 3],
@@ -236,16 +290,39 @@ export function renderPulse(wake: PulseWake, event: PulseEvent = {}, opts: { max
     ['symbol', 3],
     ['jobId', 3],
   ];
+  let out = cutToFit(parts, budgets(), steps, max);
+  // Even cut to "…" the further wakes do not fit: the last ones are left out of this pulse — out of
+  // `wake:` too, so that its receipt delivers only the wakes it carries (the window sends them next).
+  while (out.length > max && parts.alsoWakes.length > 0) {
+    const dropped = parts.alsoWakes[parts.alsoWakes.length - 1];
+    parts.alsoWakes = parts.alsoWakes.slice(0, -1);
+    parts.ids = parts.ids.filter((id) => id !== dropped?.id);
+    out = cutToFit(parts, budgets(), steps, max);
+  }
+  if (out.length > max) out = max === 1 ? '…' : `${headOf(out, max - 1)}…`;
+  return out;
+}
+
+function cutToFit(parts: PulseParts, b: Budgets, steps: readonly [keyof Budgets, number][], max: number): string {
   let out = renderParts(parts, b);
   for (const [key, floor] of steps) {
     const over = out.length - max;
     if (over <= 0) break;
     const current = currentLength(parts, key, b);
     if (current <= floor) continue;
-    b[key] = Math.max(floor, current - over);
+    if (key === 'alsoText') {
+      // One budget holds every further text: the largest that fits, found by halving.
+      let lo = floor;
+      let hi = current;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (renderParts(parts, { ...b, alsoText: mid }).length <= max) lo = mid;
+        else hi = mid - 1;
+      }
+      b.alsoText = lo;
+    } else b[key] = Math.max(floor, current - over);
     out = renderParts(parts, b);
   }
-  if (out.length > max) out = max === 1 ? '…' : `${headOf(out, max - 1)}…`;
   return out;
 }
 
@@ -261,11 +338,14 @@ function currentLength(p: PulseParts, key: keyof Budgets, b: Budgets): number {
     case 'jobId':
       return q(p.job?.id);
     case 'uri':
-      return q(p.landing?.kind === 'deep_link' ? p.landing.uri : undefined);
+      // A code anchor's evidence is cut with the URI budget: a pulse has one or the other.
+      return q(p.landing?.kind === 'deep_link' ? p.landing.uri : p.landing?.kind === 'code_anchor' && p.landing.evidence !== undefined ? evidenceWords(p.landing.evidence) : undefined);
     case 'path':
       return q(p.landing?.kind === 'code_anchor' ? p.landing.anchor.path : undefined);
     case 'symbol':
       return q(p.landing?.kind === 'code_anchor' && p.landing.anchor.symbol !== '' ? p.landing.anchor.symbol : undefined);
+    case 'alsoText':
+      return Math.max(0, ...p.alsoWakes.map((a) => fitQuoted(a.text, b.alsoText).length));
   }
 }
 
@@ -274,7 +354,7 @@ export function pulseEventOfRow(row: WakeRow): PulseEvent {
   const f = row.fact ?? {};
   const job =
     row.when === 'job.done' || f.jobStatus !== undefined
-      ? { ...(row.jobId !== undefined ? { id: row.jobId } : {}), status: f.jobStatus ?? 'unknown', exitCode: f.exitCode ?? null }
+      ? { ...(row.jobId !== undefined ? { id: row.jobId } : {}), status: f.jobStatus ?? 'unknown', exitCode: f.exitCode ?? null, ...(f.timedOut === true ? { timedOut: true } : {}) }
       : undefined;
   return {
     reason: row.when,
@@ -284,6 +364,7 @@ export function pulseEventOfRow(row: WakeRow): PulseEvent {
     ...(row.landing ? { landing: row.landing } : {}),
     ...(row.desk ? { desk: row.desk } : {}),
     wakeIds: [row.id],
+    ...(f.redelivered ? { redelivered: true } : {}),
   };
 }
 
@@ -297,5 +378,5 @@ export function pulseWakeIds(text: string): string[] {
   const m = /^ {2}wake: (?:\[([^\]\n]{1,1200})\]|(\S+))$/m.exec(text.slice(block));
   if (!m) return [];
   const list = (m[1] ?? m[2] ?? '').split(',').map((s) => s.trim());
-  return list.filter((id) => /^w-[A-Za-z0-9_-]{1,40}$/.test(id)).slice(0, 20);
+  return list.filter(isWakeId).slice(0, PULSE_WAKES_MAX);
 }

@@ -13,6 +13,8 @@ export interface PulseWords {
   /** "src/calc.ts L12-L14 (add)" or the deep link. */
   landing: string | undefined;
   desk: string | undefined;
+  /** The further wakes of a coalesced pulse: `w-b: its text (job lint: failed, exit 1)`. */
+  alsoWakes: string[];
 }
 
 const REASONS: Record<string, string> = {
@@ -48,9 +50,11 @@ export function pulseWords(text: string): PulseWords | null {
   const at = text.indexOf('life_wake:');
   if (at < 0) return null;
   const fields: Record<string, string> = {};
+  const alsoWakes: string[] = [];
   for (const line of text.slice(at + 'life_wake:'.length).split('\n')) {
     const m = /^\s+([a-z_]+):\s?(.*)$/.exec(line);
-    if (m?.[1]) fields[m[1]] = m[2] ?? '';
+    if (m?.[1] === 'also_wake') alsoWakes.push(alsoWords(m[2] ?? ''));
+    else if (m?.[1]) fields[m[1]] = m[2] ?? '';
   }
   const reason = (fields.reason ?? '').trim();
   let headline = REASONS[reason] ?? (reason || 'Wake');
@@ -73,7 +77,14 @@ export function pulseWords(text: string): PulseWords | null {
     detail: fields.detail !== undefined ? unquote(fields.detail) : undefined,
     landing,
     desk: fields.desk?.trim() || undefined,
+    alsoWakes,
   };
+}
+
+/** `w-b "its text" (job lint: failed, exit 1)` → `w-b: its text (job lint: failed, exit 1)`. */
+function alsoWords(v: string): string {
+  const m = /^(\S+) ("(?:[^"\\]|\\.)*")(.*)$/.exec(v.trim());
+  return m ? `${m[1] ?? ''}: ${unquote(m[2] ?? '')}${m[3] ?? ''}` : v.trim();
 }
 
 /** The pulse as a few readable lines; other text unchanged. */
@@ -86,6 +97,7 @@ export function readablePulse(text: string): string {
     w.summary !== undefined ? `Summary: ${w.summary}` : '',
     w.detail !== undefined ? `Detail: ${w.detail}` : '',
     w.landing !== undefined ? `Landing: ${w.landing}` : '',
+    ...w.alsoWakes.map((a) => `Also woken: ${a}`),
   ]
     .filter(Boolean)
     .join('\n');

@@ -1,5 +1,5 @@
 /**
- * The durable wake row (`wakes.json`, design §8, §9 "Wake rows") and its lifecycle, pure. The store
+ * The durable wake row (`wakes.json`; README "Wakes") and its lifecycle, pure. The store
  * applies these transitions under the table's lock, so each step is on disk before it has effect:
  *
  *   pending ──trigger/due──▶ delivering ──received──▶ fired
@@ -10,14 +10,17 @@
  *
  * `delivering` carries a claim (holder + heartbeat) like a running schedule row (../claim.ts): when its
  * holder is gone, a window that may deliver the wake takes it over, so a reload or crash never strands
- * it. A `job.done` wake whose watching window is gone is triggered as `lost` (a job status, not a row
- * status) and delivered like any other. Fired, missed and cancelled rows are kept 24 h.
+ * it; its pulse is then marked `redelivered` (the gone holder may have sent it already). A `job.done`
+ * wake whose watching window is gone is triggered as `lost` (a job status, not a row status) and
+ * delivered like any other. Fired, missed and cancelled rows are kept 24 h.
  */
 import { z } from 'zod';
 import { deadClaimReason, mayFire, newClaim, refreshHeartbeats, type Holder, type Liveness } from '../claim';
 import { landingRefSchema, type LandingRef } from '../landing';
 import { claimSchema, isoInstant, ownerSchema, type Owner } from '../schema';
 import { describeInstant } from '../time/describe';
+import { isCommandId, isRunJobId, WAKE_ID } from '../ids';
+import { jobStatus } from './jobStatus';
 import {
   CANCEL_TOKEN_MAX,
   deskStateSchema,
@@ -37,7 +40,7 @@ import {
 export const wakeStatusSchema = z.enum(['pending', 'held', 'delivering', 'fired', 'missed', 'cancelled']);
 export const heldReasonSchema = z.enum(['paused', 'cap', 'busy', 'unreachable']);
 export type HeldReason = z.infer<typeof heldReasonSchema>;
-/** How a pulse reached its receiver (design §9). */
+/** How a pulse reached its receiver. */
 export const wakeViaSchema = z.enum(['life', 'agent', 'mcp', 'wait', 'notification']);
 
 /** After this long unreachable, a pulse goes to a notification and the feed instead. */
@@ -55,6 +58,8 @@ export const wakeFactSchema = z
     lateMs: z.number().nonnegative().optional(),
     jobStatus: jobStatusSchema.optional(),
     exitCode: z.number().int().nullable().optional(),
+    /** Our timeout killed the job (jobStatus failed, exitCode null); see ./jobStatus.ts. */
+    timedOut: z.boolean().optional(),
     summary: z.string().max(400).optional(),
     /** The pulse's length in characters (the wake_chars metric). */
     wakeChars: z.number().int().nonnegative().optional(),
@@ -62,11 +67,16 @@ export const wakeFactSchema = z
     timeToLocusMs: z.number().nonnegative().optional(),
     /** Delivery attempts that found no receiver. */
     attempts: z.number().int().nonnegative().optional(),
+    /** Taken over from a holder that died after its claim: the pulse may have gone out already (at least once, a repeat marked). */
+    redelivered: z.boolean().optional(),
+    /** Beside the job's own landing, outside a window: the failing line its output names (`/abs/path:19`) and its report page's URL. */
+    locus: z.string().min(3).max(4200).optional(),
+    report: z.string().min(1).max(8192).optional(),
   })
   .strict();
 export type WakeFact = z.infer<typeof wakeFactSchema>;
 
-export const wakeIdSchema = z.string().regex(/^w-[A-Za-z0-9_-]{1,40}$/, 'must be a wake id (w-…)');
+export const wakeIdSchema = z.string().regex(WAKE_ID, 'must be a wake id (w-…)');
 
 export const wakeRowSchema = z
   .object({
@@ -96,6 +106,8 @@ export const wakeRowSchema = z
     claim: z.optional(claimSchema),
     /** job.done: when the watching window saw the job start. */
     jobStartedAt: z.optional(isoInstant),
+    /** job.done on a `life-thread run` job: that run's latest heartbeat, for a waiter that cannot check its pid. */
+    watchedAt: z.optional(isoInstant),
     /** Where the pulse lands (the caller's landing, or the job's evidence or code locus). */
     landing: landingRefSchema.optional(),
     desk: deskStateSchema.optional(),
@@ -116,7 +128,7 @@ export const wakeRowSchema = z
 export type WakeRow = z.infer<typeof wakeRowSchema>;
 
 /** The row for a parsed wake, owned by whoever set it. */
-export function newWakeRow(parsed: NewWake, opts: { id: string; now: Date; owner?: Owner; jobStartedAt?: Date; landing?: LandingRef }): WakeRow {
+export function newWakeRow(parsed: NewWake, opts: { id: string; now: Date; owner?: Owner; jobStartedAt?: Date; watchedAt?: Date; landing?: LandingRef }): WakeRow {
   return {
     id: opts.id,
     ...(parsed.text !== undefined ? { text: parsed.text } : {}),
@@ -131,6 +143,7 @@ export function newWakeRow(parsed: NewWake, opts: { id: string; now: Date; owner
     nextRunAt: parsed.nextRunAt === null ? null : parsed.nextRunAt.toISOString(),
     createdAt: opts.now.toISOString(),
     ...(parsed.when === 'job.done' && opts.jobStartedAt !== undefined ? { jobStartedAt: opts.jobStartedAt.toISOString() } : {}),
+    ...(parsed.when === 'job.done' && opts.watchedAt !== undefined ? { watchedAt: opts.watchedAt.toISOString() } : {}),
     ...(opts.landing ? { landing: opts.landing } : {}),
   };
 }
@@ -175,9 +188,10 @@ export interface ClaimContext {
 }
 
 /** The outcome of a trigger, written on the wakes it fires. */
-export interface WakeOutcome {
+export interface WakeOutcome extends Pick<WakeFact, 'locus' | 'report'> {
   jobStatus?: JobStatus;
   exitCode?: number | null;
+  timedOut?: boolean;
   summary?: string;
   landing?: LandingRef;
   desk?: DeskState;
@@ -209,7 +223,9 @@ function withOutcome(row: WakeRow, o: WakeOutcome | undefined): WakeRow {
     ...(row.fact ?? {}),
     ...(o.jobStatus !== undefined ? { jobStatus: o.jobStatus } : {}),
     ...(o.exitCode !== undefined ? { exitCode: o.exitCode === null || Number.isInteger(o.exitCode) ? o.exitCode : null } : {}),
+    ...(o.timedOut === true ? { timedOut: true } : {}),
     ...(o.summary !== undefined ? { summary: o.summary.slice(0, 400) } : {}),
+    ...(row.landing ? {} : { ...(o.locus !== undefined ? { locus: o.locus } : {}), ...(o.report !== undefined ? { report: o.report } : {}) }),
   };
   return {
     ...row,
@@ -235,14 +251,14 @@ function apply(rows: readonly WakeRow[], take: Map<string, WakeRow>, claimed: Cl
 }
 
 /**
- * A wake set through MCP is its session's while the MCP server lives (design §9 "MCP"): its timers and
+ * A wake set through MCP is its session's while the MCP server lives: its timers and
  * its `j-…` jobs (`life-thread run`) wait for that server or a `life-thread wait`, not for a window.
  * Once the server is gone, or it gave the wake up (held), a window of its folder delivers it.
  */
 export function keptBySession(row: WakeRow, alive: Liveness | undefined): boolean {
   const owner = row.owner;
   if (owner?.kind !== 'mcp' || row.status !== 'pending' || alive === undefined) return false;
-  if (row.when !== 'timer' && !(row.when === 'job.done' && isRunJob(row.jobId))) return false;
+  if (row.when !== 'timer' && !(row.when === 'job.done' && isRunJobId(row.jobId))) return false;
   return alive(owner) === true;
 }
 
@@ -251,7 +267,7 @@ export function mayDeliver(row: WakeRow, folders: readonly string[] | undefined,
   return mayFire(row.owner, folders) && !keptBySession(row, alive);
 }
 
-/** What a wake set through MCP says when it went elsewhere than its session (design §9: "says so in its fact"). */
+/** What a wake set through MCP says in its fact when it went elsewhere than its session. */
 export function sessionFallbackNote(row: WakeRow, via: WakeFact['via']): string | undefined {
   const o = row.owner;
   if (o?.kind !== 'mcp' || via === 'mcp' || via === 'wait' || via === undefined) return undefined;
@@ -260,10 +276,7 @@ export function sessionFallbackNote(row: WakeRow, via: WakeFact['via']): string 
   return `set through MCP (${who}); that session could not take it (gone, or no push and no life-thread wait), so it went to ${where}`;
 }
 
-/**
- * Claims the pending wakes `match` selects (a job's end, the user's return, a repository change),
- * writing the event's outcome on them.
- */
+/** Claims the pending wakes `match` selects (a job's end, the user's return, a repository change), writing the event's outcome on them. */
 export function claimTriggered(rows: readonly WakeRow[], match: (row: WakeRow) => boolean, ctx: ClaimContext, outcome: WakeOutcome): Transition {
   const take = new Map<string, WakeRow>();
   const claimed: ClaimedWake[] = [];
@@ -369,7 +382,7 @@ export function annotate(rows: readonly WakeRow[], ids: readonly string[], fact:
 }
 
 /**
- * Takes over what a gone holder left (design §9): a delivering wake whose holder died is claimed again
+ * Takes over what a gone holder left: a delivering wake whose holder died is claimed again
  * by this holder; a job.done wake whose watching window died is triggered as `lost` and claimed. Only
  * the wakes `eligible` selects (this window may deliver them) are touched.
  */
@@ -388,28 +401,19 @@ export function takeOverOrphans(
       const dead = deadClaimReason(r.claim, ctx.now, { holder: ctx.holder, ownLiveTokens: opts.ownLiveTokens, alive: opts.alive, staleMs: opts.staleMs });
       if (dead === undefined) continue;
       const { claim: _c, ...rest } = r;
-      const c = claimOne({ ...rest, status: 'held', heldReason: 'unreachable' }, ctx);
+      // The gone holder may have printed or sent the pulse before it could record it: the repeat says so.
+      const c = claimOne({ ...rest, status: 'held', heldReason: 'unreachable', fact: { ...(r.fact ?? {}), redelivered: true } }, ctx);
       take.set(r.id, c.row);
       claimed.push(c);
       resumed.push(r.id);
-    } else if (r.status === 'pending' && r.when === 'job.done' && !isCommandJob(r.jobId) && watcherGone(r, ctx.holder, opts.alive)) {
-      const c = claimOne(r, ctx, { jobStatus: 'lost', exitCode: null, summary: `the window watching ${r.jobId ?? 'the job'} closed or reloaded before the job ended` });
+    } else if (r.status === 'pending' && r.when === 'job.done' && !isCommandId(r.jobId) && watcherGone(r, ctx.holder, opts.alive)) {
+      const c = claimOne(r, ctx, { jobStatus: jobStatus({ lost: true }), exitCode: null, summary: `the window watching ${r.jobId ?? 'the job'} closed or reloaded before the job ended` });
       take.set(r.id, c.row);
       claimed.push(c);
       lost.push(r.id);
     }
   }
   return { ...apply(rows, take, claimed), lost, resumed };
-}
-
-/** A job of `life-thread run` (`j-…`): its end is seen by the running process, not by a window. */
-export function isRunJob(jobId: string | undefined): boolean {
-  return jobId !== undefined && /^j-[A-Za-z0-9_-]{1,40}$/.test(jobId);
-}
-
-/** A command row's end is seen by whoever runs it, so its wakes have no watching window. */
-export function isCommandJob(jobId: string | undefined): boolean {
-  return jobId !== undefined && /^c-[A-Za-z0-9_-]{1,40}$/.test(jobId);
 }
 
 /** The window that watches a task or terminal job is gone (not this one, and its process is not alive). */
@@ -461,7 +465,7 @@ export function nextDueAt(rows: readonly WakeRow[]): Date | null {
 }
 
 /**
- * Room under the hourly cap (design §3): pulses started in the last hour, across windows and
+ * Room under the hourly cap: pulses started in the last hour, across windows and
  * restarts, are the fired rows delivered to a chat and the deliveries in flight. When there is no
  * room, `retryAt` is when the oldest counted leaves the hour.
  */

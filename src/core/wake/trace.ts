@@ -1,5 +1,5 @@
 /**
- * The timings of one wake's way from its job's end to the `@life` handler (design §3: time to the
+ * The timings of one wake's way from its job's end to the `@life` handler (time to the
  * pulse is one of the wake's metrics): each step is stamped when it ends, so a slow wake says where
  * its time went. Pure (the caller passes the clock's readings).
  */

@@ -1,5 +1,5 @@
 /**
- * `/wake` with explicit words, read without a model (design §9 "No model"): the forms a person types
+ * `/wake` with explicit words, read without a model: the forms a person types
  * when they know what should wake them. Anything else returns null, and `@life` says which forms it
  * reads. Pure.
  */

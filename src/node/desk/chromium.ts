@@ -1,5 +1,5 @@
 /**
- * A Chromium of the desk's own (design §5): its command line — remote debugging on 127.0.0.1, its own
+ * A Chromium of the desk's own: its command line — remote debugging on 127.0.0.1, its own
  * profile, `--headless=new` where there is no display, `--no-sandbox` as root, the flags that keep it
  * off the network, then `lifeThread.cdp.chromiumArgs` — and starting it in its own process group.
  */

@@ -1,7 +1,7 @@
 /**
- * The desk (design §5): a browser the agent and the user look at, driven over the Chrome DevTools
- * Protocol, that remembers its pages in `<storeDir>/desk.json`. One operation at a time per process;
- * `prepare` is prepare.ts, the browser it may start is chromium.ts.
+ * The desk (README "The desk"): a browser the agent and the user look at, driven over the Chrome
+ * DevTools Protocol, that remembers its pages in `<storeDir>/desk.json`. One operation at a time
+ * per process; `prepare` is prepare.ts, the browser it may start is chromium.ts.
  */
 import { ChromeRemoteTransport, withTimeout, type CdpTransport } from '../cdpTransport';
 import { startChromium, type StartChromiumOptions, type StartedChromium } from './chromium';

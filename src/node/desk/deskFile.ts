@@ -1,5 +1,5 @@
 /**
- * desk.json, the desk's memory (design §5): the pages it keeps open and the Chromium it started. A
+ * desk.json, the desk's memory: the pages it keeps open and the Chromium it started. A
  * small state file, not a table: a file that does not parse or validate is reported and left
  * untouched; only when the desk must write (a page remembered, a browser started) is it first moved
  * aside to `desk.json.corrupt-<ms>`, then a fresh file written. A file of a newer schemaVersion is

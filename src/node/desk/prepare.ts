@@ -1,5 +1,5 @@
 /**
- * The desk's prepare (design §5): connect (the configured endpoint, then the Chromium the desk
+ * The desk's prepare: connect (the configured endpoint, then the Chromium the desk
  * started earlier, then start one when allowed), restore the remembered pages that are missing,
  * open or refresh the page to show, bring it to front, take the thumbnail, and remember what was
  * seen. The outcome is the wake's `desk`: `ok` (everything was there), `prepared` (pages restored or
@@ -84,7 +84,7 @@ interface ShownPage {
   evidenceId?: string;
 }
 
-/** The prepare of design §5; never throws: every failure is a `needs_restore` with its reason. */
+/** The desk's prepare; never throws: every failure is a `needs_restore` with its reason. */
 export async function prepareDesk(seams: PrepareSeams, target: DeskTarget | undefined, opts: PrepareOptions): Promise<PrepareResult> {
   const t0 = performance.now();
   const warnings: string[] = [];

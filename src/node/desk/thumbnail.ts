@@ -1,5 +1,5 @@
 /**
- * The desk's thumbnail (design §5): a PNG of the page in front, kept as a file in the store (the
+ * The desk's thumbnail: a PNG of the page in front, kept as a file in the store (the
  * panel shows the last one, in every window) or handed back as a `data:` URL.
  */
 import { promises as fsp } from 'node:fs';

@@ -1,7 +1,8 @@
 /**
- * The tools `life-thread mcp` offers (design §9 "MCP"): the language-model tools by the same names,
- * their descriptions from package.json (the ones VS Code shows the model), input schemas generated
- * from the same zod schemas, and calls that run the same functions (src/node/tools/).
+ * The tools `life-thread mcp` offers (README "MCP and terminal agents"): the language-model tools
+ * by the same names, their descriptions from package.json (the ones VS Code shows the model), input
+ * schemas generated from the same zod schemas, and calls that run the same functions
+ * (src/node/tools/).
  */
 import { z } from 'zod';
 import { contributes } from '../../../package.json';
@@ -21,9 +22,16 @@ const SCHEMAS: Record<McpToolName, z.ZodType> = {
   lifethread_resolveAnchor: resolveAnchorInputSchema,
 };
 
+/** Where the server's zone comes from (src/core/time/ownerZone.ts): no VS Code setting is read here. */
+const ZONE =
+  " Over MCP the owner's zone is the server's --tz or LIFE_THREAD_TZ when its command sets one, else the zone a VS Code window of this store last recorded (its lifeThread.timeZone, or the zone of the user's UI), else this machine's; it is read on every call.";
+
 /** What differs outside a VS Code window, said in the description the client shows its model. */
 const OUTSIDE_A_WINDOW: Partial<Record<McpToolName, string>> = {
+  lifethread_remind: ZONE,
+  lifethread_schedule: ZONE,
   lifethread_sendToLifeThread:
+    ZONE +
     ' Over MCP the pulse comes back into this session where the client can take it (Claude Code channels; MCP log messages or resource updates), or to `life-thread wait <wake id>` run as a background command; when this session is gone, to @life in a VS Code window of this folder.',
   lifethread_resolveAnchor: ' Outside a VS Code window the symbol step is skipped (no symbol provider) and `open` is refused.',
 };

@@ -1,11 +1,12 @@
 /**
- * `life-thread mcp` (design §9 "MCP"): a stdio MCP server over the store, built on the official SDK.
- * It offers the language-model tools (./catalog.ts), records its client as the owner of the rows it
- * adds, and takes part in the wakes' claim protocol like a window (../wakeCourier.ts), so a wake set
- * here fires whether or not VS Code is open. Delivery, in order: pushed into this session where the
- * client takes pushes (Claude Code channels; MCP log messages or resource updates), or printed by a
- * `life-thread wait` on it; otherwise it is held for a VS Code window of its folder (falling back to a
- * notification there), and the answer to the session's next tool call carries it.
+ * `life-thread mcp` (README "MCP and terminal agents"): a stdio MCP server over the store, built on
+ * the official SDK. It offers the language-model tools (./catalog.ts), records its client as the
+ * owner of the rows it adds, and takes part in the wakes' claim protocol like a window
+ * (../wakeLoop.ts), so a wake set here fires whether or not VS Code is open. Delivery, in order:
+ * pushed into this session where the client takes pushes (Claude Code channels; MCP log messages or
+ * resource updates), or printed by a `life-thread wait` on it; otherwise it is held for a VS Code
+ * window of its folder (falling back to a notification there), and the answer to the session's next
+ * tool call carries it.
  *
  * Bundled apart (dist/mcp.js) and loaded only by this verb, so the SDK never slows other verbs.
  */
@@ -33,8 +34,10 @@ import {
 import { ownerOf, type Holder } from '../../core/claim';
 import { InputError } from '../../core/errors';
 import { isInsideFolders } from '../../core/landing';
+import { WAKE_URI_PREFIX, wakeIdOfUri, wakeUri } from '../../core/ids';
 import { cliLine } from '../../core/mcpConfig';
 import type { Owner } from '../../core/schema';
+import type { OwnerZone } from '../../core/time/ownerZone';
 import { renderPulse } from '../../core/wake/pulse';
 import { pulseEventOutside } from '../pulseOutside';
 import type { ClaimedWake, WakeRow } from '../../core/wake/row';
@@ -44,7 +47,8 @@ import { holderFor, processLiveness } from '../liveness';
 import { ScheduleStore } from '../schedule';
 import { StoreError } from '../store/errors';
 import { resolveAnchorOnDisk } from '../tools/anchorTool';
-import { WakeCourier, type Delivery } from '../wakeCourier';
+import { WakeLoop, type Delivery } from '../wakeLoop';
+import { commandWakeHook, rederiveCommandWakes } from '../commandWakes';
 import { WakeStore } from '../wakes';
 import { foldersHolding, liveWindows } from '../windows';
 import { callMcpTool, isMcpToolName, mcpTools, type McpToolHosts, type McpToolName } from './catalog';
@@ -56,7 +60,6 @@ export const WAITER_FIRST_MS = 1000;
 const RESOURCE_NOT_FOUND = -32002;
 /** Deep links a landing may use (VS Code's schemes; no window to ask for its own). */
 const URI_SCHEMES = ['vscode', 'vscode-insiders', 'code-oss'];
-const WAKE_URI = /^lifethread:\/\/wakes\/(w-[A-Za-z0-9_-]{1,40})$/;
 
 /** Claude Code channels (research preview): the capability and the notification its documentation names. */
 const CHANNEL_CAPABILITY = 'claude/channel';
@@ -75,7 +78,8 @@ export interface McpServeOptions {
   storeDir: string;
   /** The server's working directory: the owner's `cwd`, command rows' directory, the folder anchors may read. */
   cwd: string;
-  tz: string;
+  /** The owner's zone, asked on every tool call: the store's owner.json can change while the server runs. */
+  zone: () => Promise<OwnerZone>;
   version: string;
   lockWaitMs?: number;
   stdin?: Readable;
@@ -98,94 +102,137 @@ function toolError(err: unknown): CallToolResult {
   return { isError: true, content: [{ type: 'text', text }] };
 }
 
-/** Serves one MCP session on stdio; resolves when the client closes it. */
-export async function serveMcp(opts: McpServeOptions): Promise<void> {
-  const log = opts.log ?? (() => undefined);
-  // The courier watches the store directory: a first session on a new store makes it.
-  await mkdir(opts.storeDir, { recursive: true });
+type McpServer = Server<Request, ChannelNotification, Result>;
+
+/** What this session's client takes: channel events, log messages at the level it set, updates of the wake resources it subscribed to. */
+class ClientReach {
+  logLevel: LoggingLevel | undefined;
+  readonly subscribed = new Set<string>();
+
+  constructor(private readonly server: McpServer) {}
+
+  channel(): boolean {
+    return this.server.getClientCapabilities()?.experimental?.[CHANNEL_CAPABILITY] !== undefined;
+  }
+
+  logsNotice(): boolean {
+    const levels = LoggingLevelSchema.options;
+    return this.logLevel !== undefined && levels.indexOf('notice') >= levels.indexOf(this.logLevel);
+  }
+
+  /** The wake's pulse can be pushed into this session (no `life-thread wait` needed). */
+  pushable(row: WakeRow): boolean {
+    return this.channel() || this.logsNotice() || this.subscribed.has(wakeUri(row.id));
+  }
+}
+
+/** What the parts of one session share: its options, its stores, itself as a wake holder, the SDK server and its client's reach. */
+interface Session {
+  opts: McpServeOptions;
+  log: (line: string) => void;
+  holder: Holder;
+  wakes: WakeStore;
+  schedule: ScheduleStore;
+  server: McpServer;
+  reach: ClientReach;
+}
+
+function openSession(opts: McpServeOptions, log: (line: string) => void): Session {
   const holder = holderFor('mcp');
-  const schedule = new ScheduleStore({ dir: opts.storeDir, lockWaitMs: opts.lockWaitMs });
   const wakes = new WakeStore({ dir: opts.storeDir, lockWaitMs: opts.lockWaitMs });
-  const server = new Server<Request, ChannelNotification, Result>(
+  // A command row removed through the tools fires the wakes waiting on it as lost.
+  const schedule = new ScheduleStore({ dir: opts.storeDir, lockWaitMs: opts.lockWaitMs, commandEnds: commandWakeHook(wakes, holder, (line) => log(`wakes: ${line}`)) });
+  const server: McpServer = new Server<Request, ChannelNotification, Result>(
     { name: 'life-thread', version: opts.version },
     { capabilities: { tools: {}, logging: {}, resources: { subscribe: true }, experimental: { [CHANNEL_CAPABILITY]: {} } }, instructions: INSTRUCTIONS },
   );
+  return { opts, log, holder, wakes, schedule, server, reach: new ClientReach(server) };
+}
 
-  let logLevel: LoggingLevel | undefined;
-  const subscribed = new Set<string>();
-  const client = (): string => server.getClientVersion()?.name ?? 'unknown MCP client';
-  const channel = (): boolean => server.getClientCapabilities()?.experimental?.[CHANNEL_CAPABILITY] !== undefined;
-  const levels = LoggingLevelSchema.options;
-  const logsNotice = (): boolean => logLevel !== undefined && levels.indexOf('notice') >= levels.indexOf(logLevel);
-  const pushable = (row: WakeRow): boolean => channel() || logsNotice() || subscribed.has(`lifethread://wakes/${row.id}`);
+function ownRow(s: Session, row: WakeRow): boolean {
+  return sameProcess(row.owner, s.holder);
+}
 
-  const own = (row: WakeRow): boolean => sameProcess(row.owner, holder);
-  // A wake left by an earlier session in this folder whose server is gone comes back to this one.
-  const adoptable = (row: WakeRow): boolean => row.owner?.kind === 'mcp' && !own(row) && row.owner.cwd === opts.cwd && processLiveness(row.owner) === false;
+/** A wake left by an earlier session in this folder whose server is gone comes back to this one. */
+function adoptable(s: Session, row: WakeRow): boolean {
+  return row.owner?.kind === 'mcp' && !ownRow(s, row) && row.owner.cwd === s.opts.cwd && processLiveness(row.owner) === false;
+}
 
-  const ownerFor = async (kind: 'row' | 'wake'): Promise<Owner> => {
-    const folders = kind === 'wake' ? foldersHolding(await liveWindows(opts.storeDir, processLiveness), opts.cwd) : [];
-    return ownerOf(holder, { kind: 'mcp', client: client(), cwd: opts.cwd, folders });
-  };
+async function ownerFor(s: Session, kind: 'row' | 'wake'): Promise<Owner> {
+  const folders = kind === 'wake' ? foldersHolding(await liveWindows(s.opts.storeDir, processLiveness), s.opts.cwd) : [];
+  return ownerOf(s.holder, { kind: 'mcp', client: s.server.getClientVersion()?.name ?? 'unknown MCP client', cwd: s.opts.cwd, folders });
+}
 
-  const push = async (claims: readonly ClaimedWake[]): Promise<{ channel: boolean }> => {
-    const viaChannel = channel();
-    for (const c of claims) {
-      const pulse = renderPulse(c.row, pulseEventOutside(c.row));
-      const meta: Record<string, string> = { wake_id: c.id, reason: c.row.when };
-      if (c.row.fact?.jobStatus) meta.job_status = c.row.fact.jobStatus;
-      if (typeof c.row.fact?.exitCode === 'number') meta.exit_code = String(c.row.fact.exitCode);
-      if (viaChannel) await server.notification({ method: 'notifications/claude/channel', params: { content: pulse, meta } });
-      if (logsNotice()) await server.notification({ method: 'notifications/message', params: { level: 'notice', logger: 'life-thread', data: pulse } });
-      const uri = `lifethread://wakes/${c.id}`;
-      if (subscribed.has(uri)) await server.sendResourceUpdated({ uri });
-    }
-    return { channel: viaChannel };
-  };
+/** Sends each claimed wake's pulse every way the client takes it. */
+async function pushPulses(s: Session, claims: readonly ClaimedWake[]): Promise<{ channel: boolean }> {
+  const viaChannel = s.reach.channel();
+  for (const c of claims) {
+    const pulse = renderPulse(c.row, pulseEventOutside(c.row));
+    const meta: Record<string, string> = { wake_id: c.id, reason: c.row.when };
+    if (c.row.fact?.jobStatus) meta.job_status = c.row.fact.jobStatus;
+    if (typeof c.row.fact?.exitCode === 'number') meta.exit_code = String(c.row.fact.exitCode);
+    if (c.row.fact?.redelivered) meta.redelivered = 'true';
+    if (c.row.fact?.timedOut === true) meta.timed_out = 'true';
+    if (viaChannel) await s.server.notification({ method: 'notifications/claude/channel', params: { content: pulse, meta } });
+    if (s.reach.logsNotice()) await s.server.notification({ method: 'notifications/message', params: { level: 'notice', logger: 'life-thread', data: pulse } });
+    const uri = wakeUri(c.id);
+    if (s.reach.subscribed.has(uri)) await s.server.sendResourceUpdated({ uri });
+  }
+  return { channel: viaChannel };
+}
 
-  const courier = new WakeCourier({
-    store: wakes,
-    holder,
-    claimable: (r) => own(r) || adoptable(r),
-    dueDelayMs: (r) => (pushable(r) ? 0 : WAITER_FIRST_MS),
-    takesHeld: (r) => pushable(r),
-    deliver: async (claims): Promise<Delivery> => {
-      if (!claims.every((c) => pushable(c.row))) return { hold: 'unreachable' };
-      const sent = await push(claims);
+/** The session's part in the wakes' claim protocol: it claims its own wakes (and adoptable ones) and pushes them when it can. */
+function sessionCourier(s: Session): WakeLoop {
+  return new WakeLoop({
+    store: s.wakes,
+    holder: s.holder,
+    claimable: (r) => ownRow(s, r) || adoptable(s, r),
+    dueDelayMs: (r) => (s.reach.pushable(r) ? 0 : WAITER_FIRST_MS),
+    reachable: (r) => s.reach.pushable(r),
+    watchStore: true,
+    deliver: async ({ claims }): Promise<Delivery> => {
+      if (!claims.every((c) => s.reach.pushable(c.row))) return { hold: 'unreachable' };
+      const sent = await pushPulses(s, claims);
       // Only a channel puts the pulse in front of the model; log lines and resource updates may stop at the client.
       return { fact: { delivered: true, via: 'mcp', ...(sent.channel ? {} : { unverified: true }) } };
     },
-    onError: (err) => log(`wakes: ${err instanceof Error ? err.message : String(err)}`),
+    rederive: (rows) => rederiveCommandWakes(s.wakes, rows, () => s.schedule.listCommands(), s.holder),
+    onError: (err) => s.log(`wakes: ${err instanceof Error ? err.message : String(err)}`),
   });
+}
 
-  /** Wakes of this session that waited for a receiver ride on the answer to its next tool call. */
-  const carryHeld = async (): Promise<string> => {
-    const held = (await wakes.list()).filter((r) => r.status === 'held' && r.heldReason === 'unreachable' && own(r));
-    if (held.length === 0) return '';
-    const claims = await wakes.claimHeld({ now: new Date(), holder }, { eligible: (r) => r.status === 'held' && r.heldReason === 'unreachable' && own(r) });
-    if (claims.length === 0) return '';
-    const pulses = claims.map((c) => renderPulse(c.row, pulseEventOutside(c.row)));
-    await wakes.delivered(
-      claims.map((c) => c.id),
-      { delivered: true, via: 'mcp' },
-    );
-    return `\n\nWakes that fired while no receiver was listening:\n\n${pulses.join('\n\n')}`;
-  };
+/** Wakes of this session that waited for a receiver ride on the answer to its next tool call. */
+async function carryHeld(s: Session): Promise<string> {
+  const heldHere = (r: WakeRow): boolean => r.status === 'held' && r.heldReason === 'unreachable' && ownRow(s, r);
+  const held = (await s.wakes.list()).filter(heldHere);
+  if (held.length === 0) return '';
+  const claims = await s.wakes.claimHeld({ now: new Date(), holder: s.holder }, { eligible: heldHere });
+  if (claims.length === 0) return '';
+  const pulses = claims.map((c) => renderPulse(c.row, pulseEventOutside(c.row)));
+  await s.wakes.delivered(
+    claims.map((c) => c.id),
+    { delivered: true, via: 'mcp' },
+  );
+  return `\n\nWakes that fired while no receiver was listening:\n\n${pulses.join('\n\n')}`;
+}
 
-  const hosts = (): McpToolHosts => ({
+/** What the tools of ./catalog.ts act on in this session, in the owner's zone of this call. */
+function toolHosts(s: Session, courier: WakeLoop, zone: OwnerZone): McpToolHosts {
+  const { opts } = s;
+  return {
     schedule: {
-      store: schedule,
+      store: s.schedule,
       now: () => new Date(),
-      zone: () => opts.tz,
+      zone: () => zone,
       health: () => pulseHealthLine(opts.storeDir, new Date()),
       envPath: process.env.PATH,
       cwd: () => ({ dir: opts.cwd }),
     },
     wake: {
-      store: wakes,
-      commands: schedule,
+      store: s.wakes,
+      commands: s.schedule,
       now: () => new Date(),
-      zone: () => opts.tz,
+      zone: () => zone,
       owner: { kind: 'mcp' },
       // Outside a window: anchored from the file on disk inside the server's folder (no symbol provider).
       landing: (input, field) =>
@@ -200,7 +247,7 @@ export async function serveMcp(opts: McpServeOptions): Promise<void> {
         }),
       changed: () => courier.poke(),
       note: (row) =>
-        channel()
+        s.reach.channel()
           ? ' It comes back into this session as a channel event.'
           : ` To be told here when it fires, run \`${cliLine(opts.storeDir, ['wait', row.id, '--store', opts.storeDir])}\` as a background command (it prints the pulse); without one it goes to @life in a VS Code window of this folder.`,
     },
@@ -210,10 +257,27 @@ export async function serveMcp(opts: McpServeOptions): Promise<void> {
       topicDir: (topic) => `${opts.cwd}/.life-thread/topics/${topic}`,
       noOpen: 'cannot open places outside a VS Code window; resolve without open, or use the landing in the answer',
     },
-  });
+  };
+}
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: mcpTools() }));
-  // Calls still running when the client closes our stdin are answered before the session ends.
+async function callTool(s: Session, courier: WakeLoop, name: McpToolName, args: Record<string, unknown> | undefined): Promise<CallToolResult> {
+  try {
+    const h = toolHosts(s, courier, await s.opts.zone());
+    if (name === 'lifethread_sendToLifeThread') h.wake.owner = await ownerFor(s, 'wake');
+    else h.schedule.owner = await ownerFor(s, 'row');
+    const text = await callMcpTool(name, args ?? {}, h);
+    const carried = await carryHeld(s).catch((err: unknown) => {
+      s.log(`held wakes: ${String(err)}`);
+      return '';
+    });
+    return { content: [{ type: 'text', text: `${text}${carried}` }] };
+  } catch (err) {
+    return toolError(err);
+  }
+}
+
+/** The tools: listed from ./catalog.ts and called there. Returns the calls still running, which the session answers before it ends. */
+function serveTools(s: Session, courier: WakeLoop): ReadonlySet<Promise<unknown>> {
   const inflight = new Set<Promise<unknown>>();
   const tracked = <T>(work: Promise<T>): Promise<T> => {
     inflight.add(work);
@@ -223,41 +287,27 @@ export async function serveMcp(opts: McpServeOptions): Promise<void> {
     );
     return work;
   };
-  const callTool = async (name: McpToolName, args: Record<string, unknown> | undefined): Promise<CallToolResult> => {
-    try {
-      const h = hosts();
-      if (name === 'lifethread_sendToLifeThread') h.wake.owner = await ownerFor('wake');
-      else h.schedule.owner = await ownerFor('row');
-      const text = await callMcpTool(name, args ?? {}, h);
-      const carried = await carryHeld().catch((err: unknown) => {
-        log(`held wakes: ${String(err)}`);
-        return '';
-      });
-      return { content: [{ type: 'text', text: `${text}${carried}` }] };
-    } catch (err) {
-      return toolError(err);
-    }
-  };
-  server.setRequestHandler(CallToolRequestSchema, (req) => {
+  s.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: mcpTools() }));
+  s.server.setRequestHandler(CallToolRequestSchema, (req) => {
     // An unknown tool is a protocol error (-32602), not a tool's result: the client called what was never listed.
     const name = req.params.name;
     if (!isMcpToolName(name)) throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${name} (tools: ${mcpTools().map((t) => t.name).join(', ')})`);
-    return tracked(callTool(name, req.params.arguments));
+    return tracked(callTool(s, courier, name, req.params.arguments));
   });
-  server.setRequestHandler(SetLevelRequestSchema, (req) => {
-    logLevel = req.params.level;
-    courier.poke();
-    return {};
-  });
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
-    resourceTemplates: [{ uriTemplate: 'lifethread://wakes/{id}', name: 'wake', description: 'A wake of this session: its pulse once it fired. Subscribe to be told when it fires.', mimeType: 'text/plain' }],
+  return inflight;
+}
+
+/** The session's wakes as resources `lifethread://wakes/<id>`: listed, and read as their pulse once fired. */
+function serveResources(s: Session): void {
+  s.server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+    resourceTemplates: [{ uriTemplate: `${WAKE_URI_PREFIX}{id}`, name: 'wake', description: 'A wake of this session: its pulse once it fired. Subscribe to be told when it fires.', mimeType: 'text/plain' }],
   }));
-  server.setRequestHandler(ListResourcesRequestSchema, async () => ({
-    resources: (await wakes.list()).filter(own).map((r) => ({ uri: `lifethread://wakes/${r.id}`, name: r.id, description: `${r.when} wake, ${r.status}`, mimeType: 'text/plain' })),
+  s.server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+    resources: (await s.wakes.list()).filter((r) => ownRow(s, r)).map((r) => ({ uri: wakeUri(r.id), name: r.id, description: `${r.when} wake, ${r.status}`, mimeType: 'text/plain' })),
   }));
-  server.setRequestHandler(ReadResourceRequestSchema, async (req) => {
-    const id = WAKE_URI.exec(req.params.uri)?.[1];
-    const row = id === undefined ? undefined : await wakes.get(id);
+  s.server.setRequestHandler(ReadResourceRequestSchema, async (req) => {
+    const id = wakeIdOfUri(req.params.uri);
+    const row = id === undefined ? undefined : await s.wakes.get(id);
     if (!row) throw new McpError(RESOURCE_NOT_FOUND, `resource not found: ${req.params.uri}`, { uri: req.params.uri });
     // The update is sent while the wake is being delivered (the row is marked fired right after), so a
     // client that reads at once finds a claimed, triggered row: its pulse is already fixed.
@@ -265,18 +315,30 @@ export async function serveMcp(opts: McpServeOptions): Promise<void> {
     const text = ready ? renderPulse(row, pulseEventOutside(row)) : `${row.id} is ${row.status}; its pulse is here once it fires.`;
     return { contents: [{ uri: req.params.uri, mimeType: 'text/plain', text }] };
   });
-  server.setRequestHandler(SubscribeRequestSchema, (req) => {
-    subscribed.add(req.params.uri);
+}
+
+/** What the client asks to be pushed: a log level, or a wake resource's updates. Either may make a held wake deliverable now. */
+function serveSubscriptions(s: Session, courier: WakeLoop): void {
+  s.server.setRequestHandler(SetLevelRequestSchema, (req) => {
+    s.reach.logLevel = req.params.level;
     courier.poke();
     return {};
   });
-  server.setRequestHandler(UnsubscribeRequestSchema, (req) => {
-    subscribed.delete(req.params.uri);
+  s.server.setRequestHandler(SubscribeRequestSchema, (req) => {
+    s.reach.subscribed.add(req.params.uri);
+    courier.poke();
     return {};
   });
+  s.server.setRequestHandler(UnsubscribeRequestSchema, (req) => {
+    s.reach.subscribed.delete(req.params.uri);
+    return {};
+  });
+}
 
-  const stdin = opts.stdin ?? process.stdin;
-  const transport = new StdioLines(stdin, opts.stdout ?? process.stdout, log);
+/** The stdio transport, closed once the client closes our stdin and the calls still running are answered. */
+function stdioTransport(s: Session, inflight: ReadonlySet<Promise<unknown>>): { transport: StdioLines; closed: Promise<void> } {
+  const stdin = s.opts.stdin ?? process.stdin;
+  const transport = new StdioLines(stdin, s.opts.stdout ?? process.stdout, s.log);
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
   });
@@ -292,9 +354,23 @@ export async function serveMcp(opts: McpServeOptions): Promise<void> {
   };
   stdin.once('end', end);
   stdin.once('close', end);
-  server.oninitialized = () => courier.poke();
-  await server.connect(transport);
-  courier.start();
+  return { transport, closed };
+}
+
+/** Serves one MCP session on stdio; resolves when the client closes it. */
+export async function serveMcp(opts: McpServeOptions): Promise<void> {
+  const log = opts.log ?? (() => undefined);
+  // The courier watches the store directory: a first session on a new store makes it.
+  await mkdir(opts.storeDir, { recursive: true });
+  const session = openSession(opts, log);
+  const courier = sessionCourier(session);
+  const inflight = serveTools(session, courier);
+  serveResources(session);
+  serveSubscriptions(session, courier);
+  const { transport, closed } = stdioTransport(session, inflight);
+  session.server.oninitialized = () => courier.poke();
+  await session.server.connect(transport);
+  void courier.start();
   await closed;
   courier.stop();
   await courier.settle();

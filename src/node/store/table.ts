@@ -47,6 +47,9 @@ export interface TableSnapshot<Row> {
   state: 'ok' | 'missing';
 }
 
+/** Work done under a table's lock right after its change was written (it must not throw for the write's sake). */
+export type AfterWrite<T> = (result: T) => Promise<void>;
+
 export interface UpdateResult<Row, T> {
   rows: Row[];
   result: T;
@@ -150,10 +153,11 @@ export class Table<Row extends { id: string }> {
    * new row objects), validates what it returns and writes it atomically. Invalid rows found in the
    * file move to the quarantine file at this write. Returning the very same array unchanged skips the
    * write. A table that is corrupt, newer or of a wrong shape is left byte-identical and the error
-   * propagates.
+   * propagates. `after` runs once the change is written, still under this table's lock (another
+   * table's lock may be taken there, in a fixed order: schedule-commands before wakes).
    */
-  async update<T>(fn: (rows: Row[]) => UpdateResult<Row, T> | Promise<UpdateResult<Row, T>>): Promise<T> {
-    return this.locked((lock) => this.updateLocked(lock, fn));
+  async update<T>(fn: (rows: Row[]) => UpdateResult<Row, T> | Promise<UpdateResult<Row, T>>, after?: AfterWrite<T>): Promise<T> {
+    return this.locked((lock) => this.updateLocked(lock, fn, undefined, after));
   }
 
   /**
@@ -163,7 +167,7 @@ export class Table<Row extends { id: string }> {
    * the lock, so it must be pure — unless the file under the lock is byte for byte the version `fn`
    * has just seen, whose answer is then taken as it is.
    */
-  async maybeUpdate<T>(fn: (rows: Row[]) => UpdateResult<Row, T> | Promise<UpdateResult<Row, T>>): Promise<T> {
+  async maybeUpdate<T>(fn: (rows: Row[]) => UpdateResult<Row, T> | Promise<UpdateResult<Row, T>>, after?: AfterWrite<T>): Promise<T> {
     const loaded = await this.load(false);
     let seen: Seen<Row, T> | undefined;
     if (loaded.state === 'ok' && loaded.schemaVersion === SCHEMA_VERSION) {
@@ -173,7 +177,7 @@ export class Table<Row extends { id: string }> {
       if (out.rows === rows && sameElements(rows, before)) return out.result;
       if (loaded.from?.clean) seen = { version: loaded.from, out };
     }
-    return this.locked((lock) => this.updateLocked(lock, fn, seen));
+    return this.locked((lock) => this.updateLocked(lock, fn, seen, after));
   }
 
   /**
@@ -212,7 +216,7 @@ export class Table<Row extends { id: string }> {
     return run;
   }
 
-  private async updateLocked<T>(lock: HeldLock, fn: (rows: Row[]) => UpdateResult<Row, T> | Promise<UpdateResult<Row, T>>, seen?: Seen<Row, T>): Promise<T> {
+  private async updateLocked<T>(lock: HeldLock, fn: (rows: Row[]) => UpdateResult<Row, T> | Promise<UpdateResult<Row, T>>, seen?: Seen<Row, T>, after?: AfterWrite<T>): Promise<T> {
     const loaded = await this.load(true);
     const migrated = loaded.state === 'ok' && loaded.schemaVersion < SCHEMA_VERSION;
     let out: UpdateResult<Row, T>;
@@ -244,6 +248,7 @@ export class Table<Row extends { id: string }> {
     if (migrated && loaded.bytes) await backupBeforeMigration(this.fs, this.dir, this.name, loaded.bytes, loaded.schemaVersion);
     if (loaded.quarantined.length > 0) await appendQuarantine(this.quarantinePlace, loaded.quarantined);
     await this.commit(lock, written);
+    if (after) await after(out.result);
     return out.result;
   }
 

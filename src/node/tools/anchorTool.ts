@@ -1,15 +1,16 @@
 /**
- * `lifethread_resolveAnchor` (design §4): a CodeAnchor re-found by the ladder, or a message span of a
+ * `lifethread_resolveAnchor`: a CodeAnchor re-found by the ladder, or a message span of a
  * topic's export checked against its quote — input → resolution → answer text, written once for the
  * VS Code tool and the MCP server. Outside a window there is no document symbol provider: the symbol
- * step is skipped (and the answer says so), and `open` is refused (design §9 "MCP").
+ * step is skipped (and the answer says so), and `open` is refused (no window to open it in).
  */
 import { readFile } from 'node:fs/promises';
-import { prepareText, resolveAnchorIn, type AnchorResolution, type CodeAnchor } from '../../core/codeAnchor';
+import { prepareText } from '../../core/anchor/text';
+import { resolveAnchorIn, type AnchorResolution, type CodeAnchor } from '../../core/anchor/code';
 import { InputError } from '../../core/errors';
 import { isInsideFolders } from '../../core/landing';
 import { parseToolInput, resolveAnchorInputSchema } from '../../core/toolInputs';
-import { resolveMessageAnchor } from '../../core/export';
+import { resolveMessageAnchor } from '../../core/anchor/ladder';
 import { spanOf } from '../../core/transcript';
 import { readAllRecords } from '../topicFiles';
 

@@ -1,5 +1,5 @@
 /**
- * `lifethread_remind` and `lifethread_schedule` (design §2 "Tools", §8 "LM tool inputs"): input →
+ * `lifethread_remind` and `lifethread_schedule` (inputs as package.json declares them): input →
  * store operation → answer text, written once. The VS Code language-model tools and the MCP server
  * (`life-thread mcp`) both call these, so they take the same inputs and give the same answers: prose
  * that states the resolved instant and the dispatcher's health, then the row as JSON.
@@ -10,15 +10,18 @@ import type { Owner, ScheduleRow } from '../../core/schema';
 import { pageOf, PAGE_MAX_CHARS, textPage, type PageRequest } from '../../core/paging';
 import { parseToolInput, remindInputSchema, required, scheduleInputSchema } from '../../core/toolInputs';
 import { validateZone } from '../../core/time/zone';
-import { readLog } from '../jobs';
+import { zoneWords, type OwnerZone } from '../../core/time/ownerZone';
+import { readAsShown, type ShownRead } from '../../core/time/shownTimes';
+import { describeInstant } from '../../core/time/describe';
+import { readLog } from '../jobLog';
 import type { ScheduleStore } from '../schedule';
 
 /** What a tool call needs from where it runs: a window (its dispatcher) or the MCP server (the pulse file). */
 export interface ScheduleToolHost {
   store: ScheduleStore;
   now(): Date;
-  /** The owner's zone, used when the call gives no `tz`. */
-  zone(): string;
+  /** The owner's zone and its source, used when the call gives no `tz`. */
+  zone(): OwnerZone;
   /** The dispatcher's health in one line ("Dispatcher healthy · last pass 3 s ago"). */
   health(): Promise<string> | string;
   /** Recorded on the rows this call adds. */
@@ -71,12 +74,35 @@ function logAnswer(id: string, whole: string, req: { cursor?: string | undefined
   return out.text;
 }
 
-function zoneOf(input: { tz?: string }, host: ScheduleToolHost): string {
-  return input.tz ? validateZone(input.tz, 'tz') : host.zone();
+function wordsOf(i: { when?: string | undefined; cron?: string | undefined }): string {
+  return i.when ?? `cron ${i.cron ?? ''}`;
+}
+
+/** The call's own `tz`, else the owner's zone; the answer names it (and its source). */
+function zoneOf(input: { tz?: string }, host: ScheduleToolHost): OwnerZone {
+  return input.tz ? { timeZone: validateZone(input.tz, 'tz'), source: 'flag', ignored: [] } : host.zone();
+}
+
+/** A call whose confirmation showed an instant: the instant its confirmation read the words at. */
+export interface ShownCall {
+  shownAt?: Date | undefined;
+}
+
+/** The confirmed instant passed before the call was allowed: nothing is stored, and the answer says what the words mean now. */
+function passedAnswer(read: Extract<ShownRead, { kind: 'passed' }>, words: string, zone: OwnerZone, now: Date): string {
+  const was = describeInstant(read.shown.nextRunAt, zone.timeZone, now);
+  const fresh = 'reason' in read.fresh ? `cannot be read now: ${read.fresh.reason}` : `now means ${read.fresh.description}`;
+  return [
+    `Nothing was stored: the time the confirmation showed, ${was}, passed before the call was allowed.`,
+    `Read now, \u201c${words}\u201d ${fresh} (${zoneWords(zone)}).`,
+    'Call again with the words you mean, so the user confirms the new time.',
+    '',
+    JSON.stringify({ stored: false, shown: read.shown.nextRunAt.toISOString(), ...('reason' in read.fresh ? {} : { now: read.fresh.nextRunAt.toISOString() }) }),
+  ].join('\n');
 }
 
 /** `lifethread_remind` { action: add | list | remove }. Bad input throws InputError(field, reason). */
-export async function remindTool(input: unknown, host: ScheduleToolHost): Promise<string> {
+export async function remindTool(input: unknown, host: ScheduleToolHost, call: ShownCall = {}): Promise<string> {
   const i = parseToolInput(remindInputSchema, input);
   const now = host.now();
   await host.settle?.();
@@ -93,13 +119,16 @@ export async function remindTool(input: unknown, host: ScheduleToolHost): Promis
   }
   const text = required(i.text, 'text', 'to add a reminder: the prompt the agent runs at the due time');
   if (!i.when && !i.cron) throw new InputError('when', "is required (or cron): words like 'in 20 minutes', 'tomorrow at 9', 'every weekday at 09:00', or ISO");
-  const added = await host.store.addReminder({ text, when: i.when, cron: i.cron, tz: zoneOf(i, host), now, ...(host.owner ? { owner: host.owner } : {}) });
+  const zone = zoneOf(i, host);
+  const read = call.shownAt === undefined ? undefined : readAsShown({ when: i.when, cron: i.cron, tz: zone.timeZone, kind: 'reminder' }, call.shownAt, now);
+  if (read?.kind === 'passed') return passedAnswer(read, wordsOf(i), zone, now);
+  const added = await host.store.addReminder({ text, when: i.when, cron: i.cron, tz: zone.timeZone, now: read?.readAt ?? now, ...(host.owner ? { owner: host.owner } : {}) });
   await host.changed?.();
-  return [`Reminder ${added.row.id} added: ${added.description} (zone ${added.row.tz}; next run ${added.row.nextRunAt ?? '—'} UTC). ${await host.health()}.`, '', rowJson(added.row)].join('\n');
+  return [`Reminder ${added.row.id} added: ${added.description} (${zoneWords(zone)}; next run ${added.row.nextRunAt ?? '—'} UTC). ${await host.health()}.`, '', rowJson(added.row)].join('\n');
 }
 
 /** `lifethread_schedule` { action: add_command | list | remove | move | run_now | log }. */
-export async function scheduleTool(input: unknown, host: ScheduleToolHost): Promise<string> {
+export async function scheduleTool(input: unknown, host: ScheduleToolHost, call: ShownCall = {}): Promise<string> {
   const i = parseToolInput(scheduleInputSchema, input);
   const now = host.now();
   await host.settle?.();
@@ -115,10 +144,13 @@ export async function scheduleTool(input: unknown, host: ScheduleToolHost): Prom
       const cwd = host.cwd();
       if ('missing' in cwd) throw new InputError('command', cwd.missing);
       if (!i.when && !i.cron) throw new InputError('when', "is required (or cron): e.g. 'in 10 minutes', 'every 30m', 'every day at 02:00'");
-      const added = await store.addCommand({ command, cwd: cwd.dir, envPath: host.envPath, when: i.when, cron: i.cron, tz: zoneOf(i, host), now, timeoutMinutes, ...(host.owner ? { owner: host.owner } : {}) });
+      const zone = zoneOf(i, host);
+      const read = call.shownAt === undefined ? undefined : readAsShown({ when: i.when, cron: i.cron, tz: zone.timeZone, kind: 'command' }, call.shownAt, now);
+      if (read?.kind === 'passed') return passedAnswer(read, wordsOf(i), zone, now);
+      const added = await store.addCommand({ command, cwd: cwd.dir, envPath: host.envPath, when: i.when, cron: i.cron, tz: zone.timeZone, now: read?.readAt ?? now, timeoutMinutes, ...(host.owner ? { owner: host.owner } : {}) });
       await host.changed?.();
       return [
-        `Command ${added.row.id} scheduled: ${added.description} (zone ${added.row.tz}; next run ${added.row.nextRunAt ?? '—'} UTC; timeout ${added.row.timeoutMinutes} min). ${await host.health()}.`,
+        `Command ${added.row.id} scheduled: ${added.description} (${zoneWords(zone)}; next run ${added.row.nextRunAt ?? '—'} UTC; timeout ${added.row.timeoutMinutes} min). ${await host.health()}.`,
         '',
         rowJson(added.row),
       ].join('\n');
@@ -131,10 +163,13 @@ export async function scheduleTool(input: unknown, host: ScheduleToolHost): Prom
     case 'move': {
       const id = required(i.id, 'id', 'to move a row');
       if (!i.when && !i.cron) throw new InputError('when', 'is required (or cron) to move a row');
-      const moved = await store.move(id, { when: i.when, cron: i.cron, tz: zoneOf(i, host), now, timeoutMinutes }, { timeoutMinutes: 'timeout_minutes' });
+      const zone = zoneOf(i, host);
+      const read = call.shownAt === undefined ? undefined : readAsShown({ when: i.when, cron: i.cron, tz: zone.timeZone, kind: id.startsWith('c-') ? 'command' : 'reminder' }, call.shownAt, now);
+      if (read?.kind === 'passed') return passedAnswer(read, wordsOf(i), zone, now);
+      const moved = await store.move(id, { when: i.when, cron: i.cron, tz: zone.timeZone, now: read?.readAt ?? now, timeoutMinutes }, { timeoutMinutes: 'timeout_minutes' });
       await host.changed?.();
       const running = moved.running ? '. It is running now: the change applies after this run, and the run keeps its first fact' : '';
-      return [`Moved ${id}: ${moved.description} (next run ${moved.row.nextRunAt ?? '—'} UTC)${running}. ${await host.health()}.`, '', rowJson(moved.row)].join('\n');
+      return [`Moved ${id}: ${moved.description} (${zoneWords(zone)}; next run ${moved.row.nextRunAt ?? '—'} UTC)${running}. ${await host.health()}.`, '', rowJson(moved.row)].join('\n');
     }
     case 'run_now': {
       const id = required(i.id, 'id', 'to run a row now');

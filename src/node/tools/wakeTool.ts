@@ -1,11 +1,14 @@
 /**
- * `lifethread_sendToLifeThread` (design §3 "Contract"): input → a wake row (or a cancel) → answer
- * text, written once for the VS Code language-model tool, `@life /wake`, Wake Me When Task Ends… and
- * the MCP server. What only a window can see (its tasks and terminals) comes in through `checkJob`.
+ * `lifethread_sendToLifeThread` (its contract: ../../core/wake/contract.ts): input → a wake row (or
+ * a cancel) → answer text, written once for the VS Code language-model tool, `@life /wake`, Wake Me
+ * When Task Ends… and the MCP server. What only a window can see (its tasks and terminals) comes in
+ * through `checkJob`.
  */
 import { InputError } from '../../core/errors';
 import type { Owner } from '../../core/schema';
-import { isCommandJob, type WakeRow } from '../../core/wake/row';
+import { zoneWords, type OwnerZone } from '../../core/time/ownerZone';
+import { isCommandId } from '../../core/ids';
+import type { WakeRow } from '../../core/wake/row';
 import type { LandingRef } from '../../core/landing';
 import { parseWakeInput, type LandingInput, type NewWake, type WakeFieldNames } from '../../core/wake/contract';
 import type { ScheduleStore } from '../schedule';
@@ -16,8 +19,8 @@ export interface WakeToolHost {
   /** To check that a `c-…` job names a scheduled command. */
   commands: ScheduleStore;
   now(): Date;
-  /** The owner's zone `at` is read in. */
-  zone(): string;
+  /** The owner's zone `at` is read in, and its source. */
+  zone(): OwnerZone;
   owner: Owner;
   fieldNames?: WakeFieldNames;
   /** A window's look at a task or terminal job: a note for the answer, and whether it runs already. */
@@ -48,7 +51,8 @@ function answerOf(text: string, rows: WakeRow[]): WakeToolAnswer {
 export async function sendToLifeThread(input: unknown, host: WakeToolHost): Promise<WakeToolAnswer> {
   const names = host.fieldNames;
   const now = host.now();
-  const parsed = parseWakeInput(input, { now, tz: host.zone(), fieldNames: names });
+  const zone = host.zone();
+  const parsed = parseWakeInput(input, { now, tz: zone.timeZone, fieldNames: names });
   if (parsed.kind === 'cancel') {
     const removed = await host.store.cancel(parsed.cancelToken, names?.cancel_token ?? 'cancel_token', now);
     host.changed?.();
@@ -57,7 +61,7 @@ export async function sendToLifeThread(input: unknown, host: WakeToolHost): Prom
   let note = '';
   let jobStartedAt: Date | undefined;
   if (parsed.when === 'job.done' && parsed.jobId !== undefined) {
-    if (isCommandJob(parsed.jobId)) {
+    if (isCommandId(parsed.jobId)) {
       if (!(await host.commands.get(parsed.jobId))) throw new InputError(names?.job_id ?? 'job_id', `no scheduled command ${parsed.jobId} exists`);
     } else if (host.checkJob) {
       const seen = await host.checkJob(parsed);
@@ -71,5 +75,6 @@ export async function sendToLifeThread(input: unknown, host: WakeToolHost): Prom
   host.changed?.();
   const token = parsed.cancelToken ? ` (cancel token ${parsed.cancelToken})` : '';
   const extra = host.note?.(row) ?? '';
-  return answerOf(`Wake ${row.id} set: ${parsed.description}${token}.${note}${extra}`, [row]);
+  const zoneNote = parsed.when === 'timer' ? ` (${zoneWords(zone)})` : '';
+  return answerOf(`Wake ${row.id} set: ${parsed.description}${token}${zoneNote}.${note}${extra}`, [row]);
 }

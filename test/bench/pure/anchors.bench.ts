@@ -1,5 +1,5 @@
 /**
- * Benchmark of CodeAnchor re-resolution (design §4):
+ * Benchmark of CodeAnchor re-resolution:
  * - anchor_resolve_20k_p95_ms: a 20,000-line synthetic TypeScript file, 1,000 anchors of 1–6 lines
  *   at random places; the file is then edited (40 lines inserted near the top, some regions
  *   re-indented, one class moved to the end), and every anchor is resolved through the host's path:
@@ -14,18 +14,9 @@
  * are counted apart.
  */
 import { join } from 'node:path';
-import {
-  makeAnchorIn,
-  normalizeWhitespace,
-  AnchorIndexCache,
-  prepareText,
-  resolveAnchorIn,
-  textIn,
-  type AnchorStep,
-  type CodeAnchor,
-  type SymbolLocator,
-  type TextRange,
-} from '../../../src/core/codeAnchor';
+import { makeAnchorIn, AnchorIndexCache, resolveAnchorIn, type CodeAnchor } from '../../../src/core/anchor/code';
+import { normalizeWhitespace, prepareText, textIn, type TextRange } from '../../../src/core/anchor/text';
+import { type AnchorStep, type SymbolLocator } from '../../../src/core/anchor/ladder';
 import { percentile, round, writeFigures, type Figure } from '../figures';
 import { seededRandom } from '../../unit/helpers/random';
 

@@ -1,5 +1,5 @@
 /**
- * Catch-up after downtime (issue "the schedule under faults", item 2; design §9):
+ * Catch-up after downtime:
  * - catchup_year_100rows_cpu_ms: CPU time of one duePass over 100 minutely cron command rows
  *   (Europe/Berlin) whose nextRunAt is a year ago, in a fresh process (target 1000 ms).
  * - catchup_year_100rows_dst_cpu_ms: the same with the downtime starting 30 min before a DST change,

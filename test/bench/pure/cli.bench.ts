@@ -1,5 +1,5 @@
 /**
- * What the `life-thread` CLI costs a terminal (issue "Scale and honest figures"; design §9), measured
+ * What the `life-thread` CLI costs a terminal, measured
  * on real `node dist/cli.js …` child processes (build first):
  * - cli_help_cpu_ratio: CPU time (user + system) of `--help` over that of `node -e 0` (target 1.5).
  * - cli_add_cpu_ratio: `remind add` into a store of 100 reminders over `node -e 0` (target 2).

@@ -1,5 +1,5 @@
 /**
- * Benchmarks of command jobs (issue: command jobs):
+ * Benchmarks of command jobs:
  * - command_overhead_p95_ms: 100 short commands (`true`) fired one after another through the real
  *   path — a command row in a real ScheduleStore, claimed by a pass, then fireClaimed() with a Firer
  *   that runs fireCommandRow(): verify the claim, spawn bash in its own group, exit, write the log under

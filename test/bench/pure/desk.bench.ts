@@ -1,5 +1,5 @@
 /**
- * Benchmark of the desk (design §5) on the real Debian Chromium, headless:
+ * Benchmark of the desk on the real Debian Chromium, headless:
  * - desk_prepare_first_ms (no target): the first `Desk.prepare` with no browser running and
  *   `lifeThread.cdp.chromiumPath` set — Chromium's start, connect, open the report, thumbnail — the
  *   median of COLD_RUNS, each with a fresh profile. Reported beside the warm figure below.

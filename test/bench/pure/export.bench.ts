@@ -1,5 +1,5 @@
 /**
- * Benchmark of the export (design §6, layer C):
+ * Benchmark of the export:
  * - export_validate_5k_ms: build the export (redact, hash chain, JSONL, Markdown) of a 5,000-message
  *   transcript (texts 50–2,000 characters: prose in English and Russian, code blocks, lists), read it
  *   back from its JSONL as a topic is read, verify the whole hash chain and validate 500 anchors

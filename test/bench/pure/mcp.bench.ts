@@ -1,5 +1,5 @@
 /**
- * Benchmarks of Life Thread for agents outside the chat view (issue 15, design §9 "Figures"):
+ * Benchmarks of Life Thread for agents outside the chat view:
  * - mcp_call_p95_ms: `lifethread_remind` add in words through a warm `life-thread mcp` (the SDK's own
  *   client over stdio), on a store of 1,000 reminders. Baseline, in the same run and on the same
  *   store: the same add through the CLI's JSON mode (`remind add … --json`), counting its process

@@ -1,5 +1,5 @@
 /**
- * Benchmarks of the durable schedule (design §9 "Figures", issue "Scale and honest figures"):
+ * Benchmarks of the durable schedule:
  * - dispatch_latency_p99_ms: 10,000 rows in the store, 200 of them due at random instants within
  *   20 s, fired by the DispatchLoop with real timers and the real store (as the extension runs it).
  *   Baseline, in the same run on the same kind of store: a plain 1 s polling loop (the same pass every

@@ -15,9 +15,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileLink } from '../../../src/core/landing';
+import { fileLink } from '../../../src/core/anchor/links';
 import { PULSE_MAX_CHARS } from '../../../src/core/wake/contract';
-import { jobStatus, readOutput, renderPulse } from '../../../src/core/wake/pulse';
+import { jobStatus } from '../../../src/core/wake/jobStatus';
+import { readOutput, renderPulse } from '../../../src/core/wake/pulse';
 import { writeEvidence } from '../../../src/node/evidence';
 import { newId, randomBase36 } from '../../../src/node/ids';
 import { hasRightCounts, loadCorpus, type CorpusOutput } from '../../unit/helpers/summaryCorpus';
@@ -45,7 +46,7 @@ const JOB_ID: Record<string, string> = {
   plain: 'tests',
 };
 
-/** The store on Linux desktop: the extension's global storage (design §8). */
+/** The store on Linux desktop: the extension's global storage (README "Where things live"). */
 const STORE_DIR = '/home/dev/.config/Code/User/globalStorage/lifethread.life-thread';
 
 /** The pulse the host sends when the task of `o` ends and a wake waits on it (see WakeFeature.jobEnded). */

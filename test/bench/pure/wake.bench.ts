@@ -1,5 +1,5 @@
 /**
- * Benchmark of the life-thread wake's cost on a huge log (design §3: the wake is a few hundred
+ * Benchmark of the life-thread wake's cost on a huge log (the wake is a few hundred
  * characters, never the log):
  * - wake_pulse_100mb_ms: median time to read a 100 MB log's tail + summarise + render the pulse,
  *   over 25 runs. Baseline: the time just to stream the whole log once, which any full-log wake
@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { PULSE_MAX_CHARS } from '../../../src/core/wake/contract';
-import { jobStatus, renderPulse, summaryFromLogTail, type PulseWake } from '../../../src/core/wake/pulse';
+import { jobStatus } from '../../../src/core/wake/jobStatus';
+import { renderPulse, summaryFromLogTail, type PulseWake } from '../../../src/core/wake/pulse';
 import { readLogTail } from '../../../src/node/wakes';
 import { percentile, round, writeFigures, type Figure } from '../figures';
 

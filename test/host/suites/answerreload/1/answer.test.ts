@@ -1,5 +1,5 @@
 /**
- * Issue 11, build item 5, phase 1: a reminder answered by the (scripted) model keeps the agent's final
+ * A reminder's answer across a reload, phase 1: a reminder answered by the (scripted) model keeps the agent's final
  * answer on its row (`fact.answer`, read back through the CLI's `remind list --json`) and in the
  * durable feed (`feed.json`). Phase 2 reloads the window and looks for it again.
  */

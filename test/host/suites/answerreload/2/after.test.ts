@@ -1,5 +1,5 @@
 /**
- * Issue 11, build item 5, phase 2 (a new server on the same user data: a reload): the sidebar's feed
+ * A reminder's answer across a reload, phase 2 (a new server on the same user data: a reload): the sidebar's feed
  * still shows the reminder's answer, and `@life /remind show r-…` shows it with no model connected.
  */
 import * as assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * The continuity pair in the real extension host (design §6, §9): @life's transcript with minted ids;
+ * The continuity pair in the real extension host: @life's transcript with minted ids;
  * /partition → the panel shows the draft beside the ops; approval through the panel's request, the
  * palette command with a topic argument and the chat's `/partition approve`, all through one function;
  * bounded partitions (the second exports and sends only the new span); "nothing new" writes nothing;
@@ -13,7 +13,7 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from '
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { COMMANDS, EXTENSION_ID } from '../../../../../src/shared/commands';
-import type { ApprovalOutcome } from '../../../../../src/host/continuity';
+import type { ApprovalOutcome } from '../../../../../src/host/approvePartition';
 import { lifeThread, waitFor } from '../../../helpers';
 import { type ScriptedModel, useScriptedModel, toolResults, type ChatBody } from '../../../scriptedModel';
 

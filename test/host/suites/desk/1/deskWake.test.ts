@@ -1,5 +1,5 @@
 /**
- * The desk in the job-finish pipeline, end to end in the real extension host (issue 12): a real
+ * The desk in the job-finish pipeline, end to end in the real extension host: a real
  * shell task writes `report/index.html` into the workspace and prints its path, a `job.done` wake
  * waits on it (set through the language-model tool), and the delivered pulse is read.
  * - Default settings (endpoint http://127.0.0.1:9222 with nothing there, no chromiumPath): the pulse
@@ -56,7 +56,7 @@ function shellTask(name: string, command: string): vscode.Task {
   return t;
 }
 
-/** The task of the issue's test: writes report/index.html (in `dir`) and prints its path. */
+/** The task of this test: writes report/index.html (in `dir`) and prints its path. */
 function reportTask(name: string, dir: string, heading: string): vscode.Task {
   return shellTask(
     name,

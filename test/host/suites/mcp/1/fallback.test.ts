@@ -1,5 +1,5 @@
 /**
- * Issue 15 in the real extension host: a wake set through `life-thread mcp` (started as a terminal
+ * MCP fallback in the real extension host: a wake set through `life-thread mcp` (started as a terminal
  * agent would, in the workspace's folder) belongs to that MCP session; when the session is gone before
  * the wake's time, the wake falls back to @life in this window of the same folder, and its fact says so.
  * Also: Copy MCP Server Config gives the lines with this store and its shim.

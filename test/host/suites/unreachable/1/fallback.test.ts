@@ -1,5 +1,5 @@
 /**
- * Issue 11, build item 3: when the chat cannot be reached for 2 minutes (here: the chat's AI features
+ * When the chat cannot be reached for 2 minutes (here: the chat's AI features
  * are turned off, so `@life` never receives the request), the pulse goes to a notification with "Open in
  * Chat" and to the durable feed, and the wake's fact says `via: notification`, not delivered, and why.
  * Real time: the 2 minutes are the product's, not shortened.

@@ -9,7 +9,7 @@ import * as assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { stubDecisions } from '../../../../../src/core/continuity';
+import { stubDecisions } from '../../../../../src/core/continuity/stub';
 import { writeDecisions } from '../../../../../src/node/topicFiles';
 import { lifeThread, runnerAction, waitFor } from '../../../helpers';
 import { type ScriptedModel, useScriptedModel, type ChatBody } from '../../../scriptedModel';
@@ -261,5 +261,27 @@ describe('wake, parts 2 and 3, in the real extension host', () => {
     await api.lander.land({ kind: 'deep_link', uri: `intercom://message/${topic}/${msg.id}#0-${end}` });
     const focus = api.model.snapshot('panel').focus;
     assert.equal(focus?.span, msg.text.slice(0, end));
+  });
+
+  it('two wakes on one task end: one pulse names both with both texts and jobs, and its receipt delivers both', async () => {
+    const api = await lifeThread();
+    const a = await wake({ text: 'WAKE-PAIR-A read the failures', when: 'job.done', job_id: 'tests' });
+    const b = await wake({ text: 'WAKE-PAIR-B then fix them', when: 'job.done', job_id: 'tests' });
+    await runTask('tests');
+    const pulse = await pulseOf(server, 'WAKE-PAIR-');
+    const ids = /\n {2}wake: \[(w-[^,\]]+), (w-[^\]]+)\]\n/.exec(pulse);
+    assert.ok(ids, pulse);
+    assert.deepEqual([ids[1], ids[2]].sort(), [a.id, b.id].sort());
+    const [leadText, otherText] = ids[1] === a.id ? ['WAKE-PAIR-A read the failures', 'WAKE-PAIR-B then fix them'] : ['WAKE-PAIR-B then fix them', 'WAKE-PAIR-A read the failures'];
+    assert.ok(pulse.startsWith(leadText), pulse);
+    assert.match(pulse, /job: \{ id: "tests", status: failed, exit_code: 1 \}/);
+    assert.ok(pulse.includes(`\n  also_wake: ${ids[2]} "${otherText}" (job tests: failed, exit 1)`), pulse);
+    assert.equal(new Set(pulses(server, 'WAKE-PAIR-')).size, 1, 'one pulse, not two');
+    const rows = await waitFor(async () => {
+      const both = await Promise.all([api.wakes.store.get(a.id), api.wakes.store.get(b.id)]);
+      return both.every((r) => r?.status === 'fired') ? both : undefined;
+    }, 10_000, 'both wakes fired');
+    assert.deepEqual(rows.map((r) => [r?.fact?.delivered, r?.fact?.via]), [[true, 'life'], [true, 'life']]);
+    assert.equal(rows[0]?.firedAt, rows[1]?.firedAt, 'one receipt delivered both');
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Issue 11, durability: wakes held over the hourly cap, while @life is answering and while paused are
+ * Durability: wakes held over the hourly cap, while @life is answering and while paused are
  * held on disk, and a wake set before its task started is left waiting — then the window goes away
  * (phase 2 checks that nothing was stranded and each is delivered exactly once).
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 11, durability, phase 2: after the reload the held rows are still held with their reasons
+ * Durability, phase 2: after the reload the held rows are still held with their reasons
  * (not stranded as claimed by the dead window), the wake set before its task is lost, and resuming
  * delivers each exactly once to @life.
  */

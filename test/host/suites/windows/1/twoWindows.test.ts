@@ -1,5 +1,5 @@
 /**
- * Issue 11, addressing across two real windows (design §9 "Tests that need more"): the runner opens a
+ * Addressing across two real windows: the runner opens a
  * second workbench page of the same code-server on another workspace (window B, its own extension
  * host, the same store). Both run a task named `tests`. A task wake set here (window A) is delivered
  * here, not in B; a wake set outside any window (CLI, no folders) is taken by B when B's task ends,

@@ -1,5 +1,5 @@
 /**
- * idle_store_writes_per_hour (design §9 "Figures", target 61): one idle window — nothing due within the
+ * idle_store_writes_per_hour (target 61): one idle window — nothing due within the
  * hour, nothing watched — in the real host with real timers, over at least 15 minutes of real time
  * (LIFE_THREAD_IDLE_SECONDS shortens it for a trial run; the log line says how long it counted). Every
  * file under the store counts: tables, lock records, the pulse, `windows/`, the feed. A write is seen

@@ -1,5 +1,5 @@
 /**
- * The seed's own metric, in the real host (design §9 "Figures"):
+ * The wake's own metric, in the real host:
  * - report_locus_p95_ms: a task's process exits → its evidence is on screen (the editor shows the
  *   evidence with the summary line selected). Target 1500 ms.
  * - report_locus_own_ms: the same, beside a plain `showTextDocument` of the same file done by an

@@ -1,5 +1,5 @@
 /**
- * The "Class.member" name a CodeAnchor records for a line (design §4): the innermost *named* declaration
+ * The "Class.member" name a CodeAnchor records for a line: the innermost *named* declaration
  * around it, from the document symbol provider's tree. Language servers also list a body's locals and
  * anonymous functions (TypeScript: `total`, `values.reduce() callback`); a path through those names no
  * declaration a reader would look for, and it breaks as soon as the body changes.

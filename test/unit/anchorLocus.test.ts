@@ -1,7 +1,7 @@
 /** findCodeLocus: the first failure location inside the workspace that a job's output names. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { findCodeLocus, type CodeLocus } from '../../src/core/codeLocus';
+import { findCodeLocus, type CodeLocus } from '../../src/core/anchor/locus';
 
 const WS = '/home/u/shop';
 const ESC = '\x1b';

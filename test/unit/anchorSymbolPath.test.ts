@@ -4,7 +4,7 @@
  */
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { symbolPathAt, type SymbolNode } from '../../src/core/symbolPath';
+import { symbolPathAt, type SymbolNode } from '../../src/core/anchor/symbolPath';
 
 const K = { Class: 4, Method: 5, Property: 6, Constructor: 8, Function: 11, Variable: 12, Constant: 13, Namespace: 2 };
 const sym = (name: string, kind: number, start: number, end: number, children: SymbolNode[] = []): SymbolNode => ({ name, kind, range: { start: { line: start }, end: { line: end } }, children });

@@ -1,13 +1,13 @@
 /**
  * Where a failed job's output says the failure is: the first file, line and column inside the
  * workspace that a stack frame, compiler diagnostic, linter report or test runner's failure report
- * names (design §4: the code locus a wake lands on). Frames in node_modules, site-packages, Node's
+ * names (the code locus a wake lands on). Frames in node_modules, site-packages, Node's
  * internals and files outside the workspace folders are passed over, so a stack lands on the
  * deepest frame that is the user's own code. Pure: the caller may pass `isFile` to choose between
  * several readings of a relative path; without it the likeliest reading is taken.
  */
-import { stripControl } from './controlCodes';
-import { folderOf, placeOf, type Folder } from './workspacePath';
+import { stripControl } from '../controlCodes';
+import { folderOf, placeOf, type Folder } from '../workspacePath';
 
 export type LocusRecogniser = 'stack' | 'vitest' | 'tsc' | 'eslint' | 'pytest' | 'python' | 'go' | 'cargo' | 'playwright' | 'line';
 

@@ -1,0 +1,164 @@
+/**
+ * The demo's failing `npm test` (demo/test/run.js: a stack into src/calc.js, "3 passed, 1 failed", an
+ * HTML report in reports/) through the job-finish pipeline in the real extension host: run as a VS Code
+ * task, the wake lands on the failing line of src/calc.js as a CodeAnchor and keeps the evidence — the
+ * pulse's `evidence:` line, and an "Open evidence" CodeLens on the landed line that opens it on the
+ * summary line — while the report is remembered on the desk. The same command through
+ * `life-thread run --wake … -- npm test` in a terminal lands the same way, its log as the evidence.
+ * Default desk settings (nothing at 127.0.0.1:9222, no chromiumPath): `desk: none`.
+ */
+import * as assert from 'node:assert/strict';
+import { cpSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import * as vscode from 'vscode';
+import { EXTENSION_ID } from '../../../../../src/shared/commands';
+import { lifeThread, waitFor } from '../../../helpers';
+import { useScriptedModel } from '../../../scriptedModel';
+
+function textOf(result: vscode.LanguageModelToolResult): string {
+  return result.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
+}
+
+const root = (): string => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '';
+/** The demo, copied into the test workspace as a folder of its own. */
+const demo = (): string => join(root(), 'demo');
+/** The demo's test run without its pauses (they give a person time to ask for a wake). */
+const DEMO_ENV = { DEMO_TEST_PAUSE_MS: '0', NPM_CONFIG_UPDATE_NOTIFIER: 'false' };
+
+/** Resolves with the pulse (and what its landing opened) when the wake `id` is delivered. */
+async function delivered(id: string, ms = 60_000): Promise<string> {
+  const api = await lifeThread();
+  return new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`wake ${id} was not delivered within ${ms} ms`)), ms);
+    const sub = api.wakes.onDidDeliver((e) => {
+      if (!e.ids.includes(id)) return;
+      clearTimeout(timer);
+      sub.dispose();
+      resolve(e.text);
+    });
+  });
+}
+
+async function wakeOn(jobId: string, text: string): Promise<{ id: string; pulse: Promise<string> }> {
+  const answer = textOf(await vscode.lm.invokeTool('lifethread_sendToLifeThread', { input: { text, when: 'job.done', job_id: jobId }, toolInvocationToken: undefined }));
+  const { id } = JSON.parse(answer.slice(answer.indexOf('\n{') + 1)) as { id: string };
+  return { id, pulse: delivered(id) };
+}
+
+/** The demo's `npm test` as a shell task in the demo folder, its terminal not revealed. */
+function demoTask(name: string): vscode.Task {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  assert.ok(folder);
+  const t = new vscode.Task({ type: 'shell', demoTests: name }, folder, name, 'jobfinish-test', new vscode.ShellExecution('npm test', { cwd: demo(), env: DEMO_ENV }), []);
+  t.presentationOptions = { reveal: vscode.TaskRevealKind.Never };
+  return t;
+}
+
+const escape = (s: string): string => s.replace(/[/.\\^$*+?()[\]{}|]/g, '\\$&');
+
+/** What the pulse says the code landing and its evidence are. */
+function codeLandingOf(pulse: string): { evidence: string } {
+  const calc = join(demo(), 'src', 'calc.js');
+  assert.match(pulse, new RegExp(`landing: \\{ kind: code_anchor, path: "${escape(calc)}", symbol: "Calculator\\.average", lines: "L19-L19", step: exact \\}\\n {2}evidence: "`), pulse);
+  const evidence = /\n {2}evidence: "([^"]+)"/.exec(pulse)?.[1];
+  assert.ok(evidence, pulse);
+  return { evidence };
+}
+
+/** The landed line's "Open evidence" lens is run: the evidence opens in an editor (on the summary line when its link names one). */
+async function openEvidenceFromLens(expectedPath: string, expectedLine?: number): Promise<void> {
+  const calc = vscode.Uri.file(join(demo(), 'src', 'calc.js'));
+  const lenses = await waitFor(async () => {
+    const all = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', calc, 10);
+    const mine = all.filter((l) => l.command?.title === 'Open evidence');
+    return mine.length > 0 ? mine : undefined;
+  }, 10_000, 'the Open evidence lens on calc.js');
+  assert.equal(lenses.length, 1);
+  const lens = lenses[0];
+  assert.ok(lens?.command);
+  assert.equal(lens.range.start.line, 18, 'the lens is on the landed line');
+  await vscode.commands.executeCommand(lens.command.command, ...(lens.command.arguments ?? []));
+  const editor = await waitFor(() => (vscode.window.activeTextEditor?.document.uri.fsPath === expectedPath ? vscode.window.activeTextEditor : undefined), 10_000, `the evidence ${expectedPath} in front`);
+  if (expectedLine === undefined) {
+    assert.match(editor.document.getText(), /\n3 passed, 1 failed \(\d+\.\d s\)\n/, 'the job\u2019s output');
+    return;
+  }
+  assert.equal(editor.selection.start.line + 1, expectedLine, 'the evidence opens on the line its link names');
+  assert.match(editor.document.lineAt(editor.selection.start.line).text, /^3 passed, 1 failed \(\d+\.\d s\)$/, 'the summary line');
+}
+
+describe('the demo\u2019s failing tests through the job-finish pipeline', function () {
+  this.timeout(180_000);
+  useScriptedModel(() => ({ text: 'woken' }));
+
+  before(async () => {
+    const ext = vscode.extensions.getExtension(EXTENSION_ID);
+    assert.ok(ext);
+    rmSync(demo(), { recursive: true, force: true });
+    cpSync(join(ext.extensionPath, 'demo'), demo(), { recursive: true });
+    await vscode.workspace.getConfiguration('lifeThread').update('wake.maxPerHour', 100, vscode.ConfigurationTarget.Global);
+  });
+
+  after(async () => {
+    await vscode.workspace.getConfiguration('lifeThread').update('wake.maxPerHour', undefined, vscode.ConfigurationTarget.Global);
+  });
+
+  it('as a task: the wake lands on src/calc.js:19 (Calculator.average), the pulse keeps the evidence, the lens opens it on the summary line, and the report is on the desk', async () => {
+    const api = await lifeThread();
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    const w = await wakeOn('demo tests', 'DEMO-TASK the demo tests ended');
+    await vscode.tasks.executeTask(demoTask('demo tests'));
+    const pulse = await w.pulse;
+    assert.match(pulse, /job: \{ id: "demo tests", status: failed, exit_code: 1 \}/, pulse);
+    assert.match(pulse, /summary: "3 passed, 1 failed \(\d+\.\d s\)"/, pulse);
+    const { evidence } = codeLandingOf(pulse);
+    const m = /^(\/.+\/evidence\/job-[a-z0-9]+\.log)#L(\d+)$/.exec(evidence);
+    assert.ok(m, `the evidence is the job's output on its summary line: ${evidence}`);
+    assert.ok(m[1]?.startsWith(api.storeDir), `the evidence is in the store: ${evidence}`);
+    // The landing put the failing line in front.
+    const editor = await waitFor(() => (vscode.window.activeTextEditor?.document.uri.fsPath.endsWith(join('demo', 'src', 'calc.js')) ? vscode.window.activeTextEditor : undefined), 10_000, 'calc.js in front');
+    assert.equal(editor.selection.start.line, 18);
+    // The desk remembers the HTML report the output named (no desk browser: `desk: none`).
+    assert.match(pulse, /\n {2}desk: none\b/, pulse);
+    const report = pathToFileURL(join(demo(), 'reports', 'tests.html')).href;
+    assert.ok((await api.desk.desk.pages()).some((p) => p.url === report), 'the report is remembered on the desk');
+    await openEvidenceFromLens(m[1] ?? '', Number(m[2]));
+  });
+
+  it('through life-thread run in a terminal: the same landing on src/calc.js:19 with the job\u2019s log as its evidence, and the same report on the desk', async () => {
+    const api = await lifeThread();
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    // Every pulse this window delivers from now on: the run's wake is known only once the command printed it.
+    const seen = new Map<string, string>();
+    const sub = api.wakes.onDidDeliver((e) => {
+      for (const id of e.ids) seen.set(id, e.text);
+    });
+    const terminal = vscode.window.createTerminal({ name: 'jobfinish-run', cwd: demo(), env: DEMO_ENV, hideFromUser: true });
+    try {
+      const integration = await waitFor(() => terminal.shellIntegration, 15_000, 'shell integration');
+      let out = '';
+      for await (const chunk of integration.executeCommand("life-thread run --wake 'DEMO-RUN the demo tests ended' -- npm test").read()) out += chunk;
+      const ids = /life-thread: job (j-[A-Za-z0-9_-]+) \(wake (w-[A-Za-z0-9_-]+)\)/.exec(out);
+      assert.ok(ids, out);
+      const [, jobId = '', wakeId = ''] = ids;
+      // A window takes a wake a process outside it held for its receiver at its next retry (within about 20 s).
+      const pulse = await waitFor(() => seen.get(wakeId), 90_000, `the pulse of ${wakeId}`, 200);
+      assert.match(pulse, new RegExp(`job: \\{ id: "${jobId}", status: failed, exit_code: 1 \\}`), pulse);
+      assert.match(pulse, /summary: "3 passed, 1 failed \(\d+\.\d s\)"/, pulse);
+      const { evidence } = codeLandingOf(pulse);
+      assert.equal(evidence, join(api.storeDir, 'logs', `${jobId}.log`), 'the evidence is the run\u2019s log');
+      const editor = await waitFor(() => (vscode.window.activeTextEditor?.document.uri.fsPath.endsWith(join('demo', 'src', 'calc.js')) ? vscode.window.activeTextEditor : undefined), 10_000, 'calc.js in front');
+      assert.equal(editor.selection.start.line, 18);
+      assert.match(pulse, /\n {2}desk: none\b/, pulse);
+      const report = pathToFileURL(join(demo(), 'reports', 'tests.html')).href;
+      const page = (await api.desk.desk.pages()).find((p) => p.url === report);
+      assert.ok(page, 'the report is remembered on the desk');
+      assert.equal(page.evidenceId, `${wakeId}-report`, 'under this wake\u2019s evidence id (the task\u2019s run is its alias)');
+      await openEvidenceFromLens(evidence);
+    } finally {
+      sub.dispose();
+      terminal.dispose();
+    }
+  });
+});
