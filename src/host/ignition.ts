@@ -11,6 +11,7 @@ import type { FeedFeature } from './feedFeature';
 import type { Lander, LandResult } from './landing';
 import { OFFLINE_SELECTOR, realModels } from './offlineModel';
 import { PulseLanding } from './pulseLanding';
+import { pulseFolders } from './pulseFolders';
 import type { PulseReceipts } from './pulseReceipts';
 import { setting } from './settings';
 import type { WakeMetric } from './wakeViews';
@@ -89,7 +90,7 @@ export class Ignition {
     const landing = new PulseLanding(batch.event.landing, batch.event, batch.endedAt, this.h.lander, this.h.log, (ms) => this.h.loop.delay(ms));
     await landing.prepare(batch.trace);
     const event = landing.event;
-    const pulse = renderPulse(first.row, event, { maxChars: setting('wake.pulseMaxChars') });
+    const pulse = renderPulse(first.row, event, { maxChars: setting('wake.pulseMaxChars'), folders: pulseFolders() });
     // Its receipt delivers exactly the wakes the pulse names; any the cap left out go in the next pulse.
     const named = new Set(pulseWakeIds(pulse));
     const left = named.size === 0 ? [] : batch.claims.filter((c) => !named.has(c.id));
