@@ -16,6 +16,7 @@ import type { PulseReceipts } from './pulseReceipts';
 import { setting } from './settings';
 import type { WakeMetric } from './wakeViews';
 import type { HostDesk } from './desk';
+import type { EvidenceHome } from './evidenceHome';
 import { landJobOutside } from './outsideJob';
 
 /** What became of a pulse: sent (its receipt or agent mode recorded it), or the chat could not be reached (and how it falls back). */
@@ -26,6 +27,7 @@ export interface IgnitionHost {
   store: WakeStore;
   lander: Lander;
   desk: HostDesk;
+  evidence: EvidenceHome;
   continuity: Continuity;
   feed: FeedFeature;
   receipts: PulseReceipts;
@@ -87,6 +89,8 @@ export class Ignition {
     if (!first) return undefined;
     // A job that ended outside a window lands here as a task of this window would (src/host/outsideJob.ts).
     batch = { ...batch, event: await landJobOutside(first.row, batch.event, { lander: this.h.lander, desk: this.h.desk, log: this.h.log }) };
+    // A log the store holds (a `life-thread run`, a command row) is copied beside the workspace, where the pulse names it relative.
+    batch = { ...batch, event: await this.h.evidence.adoptLanding(batch.event, first.id) };
     const landing = new PulseLanding(batch.event.landing, batch.event, batch.endedAt, this.h.lander, this.h.log, (ms) => this.h.loop.delay(ms));
     await landing.prepare(batch.trace);
     const event = landing.event;
