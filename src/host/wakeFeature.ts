@@ -10,6 +10,7 @@ import { WakeStore } from '../node/wakes';
 import type { WakeToolAnswer } from '../node/tools/wakeTool';
 import type { Continuity } from './continuity';
 import type { HostDesk } from './desk';
+import { DeskWarmup } from './deskWarmup';
 import { EvidenceHome } from './evidenceHome';
 import type { FeedFeature } from './feedFeature';
 import { Ignition } from './ignition';
@@ -44,6 +45,8 @@ export class WakeFeature implements vscode.Disposable {
   private readonly claims: WakeTriggers;
   /** Where evidence is written (the workspace's continuity folder, else the store). */
   readonly evidence: EvidenceHome;
+  /** Desk and symbols made ready while a job a wake waits on runs (./deskWarmup.ts). */
+  private readonly warmup: DeskWarmup;
   private busy = 0;
   private stopPruning: (() => void) | undefined;
   readonly metrics: WakeMetric[] = [];
@@ -66,6 +69,7 @@ export class WakeFeature implements vscode.Disposable {
   ) {
     this.store = new WakeStore({ dir: storeDir });
     this.evidence = new EvidenceHome(storeDir, log);
+    this.warmup = new DeskWarmup(desk, lander, (r) => this.eligible(r), log);
     this.triggers = new Triggers(log);
     this.loop = new WakeLoop({
       store: this.store,
@@ -226,7 +230,10 @@ export class WakeFeature implements vscode.Disposable {
   refreshView(): void {
     void this.store
       .list()
-      .then((rows) => this.model.update({ wakes: wakeRowViews(rows, new Date(), ownerZone(), this.paused) }))
+      .then((rows) => {
+        this.model.update({ wakes: wakeRowViews(rows, new Date(), ownerZone(), this.paused) });
+        this.warmup.seen(rows);
+      })
       .catch(() => undefined);
   }
 
@@ -243,6 +250,7 @@ export class WakeFeature implements vscode.Disposable {
   dispose(): void {
     this.loop.stop();
     this.stopPruning?.();
+    this.warmup.dispose();
     for (const s of this.subs) s.dispose();
     this._onDidDeliver.dispose();
     this._onDidReceive.dispose();

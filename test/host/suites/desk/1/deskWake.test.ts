@@ -113,13 +113,12 @@ describe('the desk in the job-finish pipeline (real tasks)', function () {
     const { text, landing } = await delivered;
     assert.match(text, /desk: none/, text);
     assert.match(text, /summary: "4 passed, 0 failed"|summary: "[^"]*4[^"]*"/, text);
-    const uri = landingUri(text) ?? '';
-    assert.match(uri, /^file:\/\/.*\/evidence\/[^/]+#L\d+/, `the landing is the evidence's summary line: ${text}`);
-    assert.doesNotMatch(uri, /\.html/);
+    const path = /landing: \{ kind: deep_link, path: "([^"]+)" \}/.exec(text)?.[1] ?? '';
+    assert.match(path, /^\.life-thread\/evidence\/w-[\w-]+\.log#L\d+$/, `the landing is the evidence's summary line, in the workspace: ${text}`);
     assert.equal(landing?.kind, 'file', JSON.stringify(landing));
     const ed = vscode.window.activeTextEditor;
     assert.ok(ed, 'an editor is open on the landing');
-    assert.ok(ed.document.uri.fsPath.startsWith(api.storeDir), `the evidence, not ${ed.document.uri.fsPath}`);
+    assert.ok(ed.document.uri.fsPath.startsWith(join(root(), '.life-thread', 'evidence')), `the evidence, not ${ed.document.uri.fsPath}`);
     assert.match(ed.document.lineAt(ed.selection.start.line).text, /# (pass 4|fail 0)/, 'the summary line is selected');
     assert.ok(!vscode.window.visibleTextEditors.some((e) => e.document.uri.fsPath.endsWith('.html')), 'the report\'s HTML source is not shown');
     assert.ok(ed.document.getText().includes('rep-default/index.html'), 'the evidence names the report\'s path');
