@@ -100,6 +100,7 @@ describe('the desk in the job-finish pipeline (real tasks)', function () {
     const api = await lifeThread();
     await api.desk.desk.stopStarted().catch(() => undefined);
     await setCdp({ endpoint: undefined, chromiumPath: undefined });
+    await vscode.workspace.getConfiguration('lifeThread').update('wake.prepare', undefined, vscode.ConfigurationTarget.Global);
     await vscode.workspace.getConfiguration('lifeThread').update('wake.maxPerHour', undefined, vscode.ConfigurationTarget.Global);
   });
 
@@ -134,6 +135,8 @@ describe('the desk in the job-finish pipeline (real tasks)', function () {
 
   it('Chromium: a task writes report/index.html and prints its path → desk: prepared, the page open over CDP, the cdp://evidence/… landing brings it to front; a second run is desk: ok and one desk page', async function () {
     if (!existsSync(CHROMIUM)) this.skip();
+    // The job's end prepares the desk itself here: the warm-up at the wake's setting (deskWarmup.test.ts) would restore the page first.
+    await vscode.workspace.getConfiguration('lifeThread').update('wake.prepare', false, vscode.ConfigurationTarget.Global);
     await setCdp({ endpoint: '', chromiumPath: CHROMIUM });
     const api = await lifeThread();
     const reportUrl = pathToFileURL(join(root(), 'report', 'index.html')).href;
