@@ -10,6 +10,8 @@ import { WakeStore } from '../node/wakes';
 import type { WakeToolAnswer } from '../node/tools/wakeTool';
 import type { Continuity } from './continuity';
 import type { HostDesk } from './desk';
+import { DeskWarmup } from './deskWarmup';
+import { EvidenceHome } from './evidenceHome';
 import type { FeedFeature } from './feedFeature';
 import { Ignition } from './ignition';
 import { TerminalWakes } from './jobWakes';
@@ -41,6 +43,10 @@ export class WakeFeature implements vscode.Disposable {
   private readonly ignition: Ignition;
   private readonly terminals = new TerminalWakes();
   private readonly claims: WakeTriggers;
+  /** Where evidence is written (the workspace's continuity folder, else the store). */
+  readonly evidence: EvidenceHome;
+  /** Desk and symbols made ready while a job a wake waits on runs (./deskWarmup.ts). */
+  private readonly warmup: DeskWarmup;
   private busy = 0;
   private stopPruning: (() => void) | undefined;
   readonly metrics: WakeMetric[] = [];
@@ -62,6 +68,8 @@ export class WakeFeature implements vscode.Disposable {
     private readonly log: vscode.LogOutputChannel,
   ) {
     this.store = new WakeStore({ dir: storeDir });
+    this.evidence = new EvidenceHome(storeDir, log);
+    this.warmup = new DeskWarmup(desk, lander, (r) => this.eligible(r), log);
     this.triggers = new Triggers(log);
     this.loop = new WakeLoop({
       store: this.store,
@@ -82,8 +90,8 @@ export class WakeFeature implements vscode.Disposable {
     });
     this.receipts = new PulseReceipts((ids) => this.loop.awaitReceipt(ids));
     const report = (m: WakeMetric, text: string, landed: LandResult | undefined): void => this.report(m, text, landed);
-    this.ignition = new Ignition({ store: this.store, lander, desk, continuity, feed, receipts: this.receipts, log, loop: this.loop, report });
-    this.claims = new WakeTriggers({ store: this.store, holder: this.holder, storeDir, desk, lander, log, loop: this.loop, terminals: this.terminals, eligible: this.eligible });
+    this.ignition = new Ignition({ store: this.store, lander, desk, evidence: this.evidence, continuity, feed, receipts: this.receipts, log, loop: this.loop, report });
+    this.claims = new WakeTriggers({ store: this.store, holder: this.holder, evidence: this.evidence, desk, lander, log, loop: this.loop, terminals: this.terminals, eligible: this.eligible });
   }
 
   /** The user's pause, one for every window of the store (src/host/wakePauseState.ts). */
@@ -114,7 +122,7 @@ export class WakeFeature implements vscode.Disposable {
       }),
     );
     this.lander.wakeHandler = (query) => openWakeLink(query, this.store, this.lander);
-    this.stopPruning = pruneEvidenceEvery(this.storeDir, (err) => this.log.warn(`evidence pruning: ${String(err)}`));
+    this.stopPruning = pruneEvidenceEvery(() => this.evidence.dirs(), (err) => this.log.warn(`evidence pruning: ${String(err)}`));
     // A reload or crash left wakes: take them over now (within 10 s of activation, so no wake waits on a window that is gone).
     await this.loop.start();
   }
@@ -222,7 +230,10 @@ export class WakeFeature implements vscode.Disposable {
   refreshView(): void {
     void this.store
       .list()
-      .then((rows) => this.model.update({ wakes: wakeRowViews(rows, new Date(), ownerZone(), this.paused) }))
+      .then((rows) => {
+        this.model.update({ wakes: wakeRowViews(rows, new Date(), ownerZone(), this.paused) });
+        this.warmup.seen(rows);
+      })
       .catch(() => undefined);
   }
 
@@ -239,6 +250,7 @@ export class WakeFeature implements vscode.Disposable {
   dispose(): void {
     this.loop.stop();
     this.stopPruning?.();
+    this.warmup.dispose();
     for (const s of this.subs) s.dispose();
     this._onDidDeliver.dispose();
     this._onDidReceive.dispose();

@@ -153,7 +153,7 @@ describe('the first five minutes (walkthrough, demo workspace, Chromium driving 
     const prompt = model.requests.map(lastUser).find((u) => u.includes('life_wake:')) ?? '';
     assert.match(prompt, /job: \{ id: "tests", status: failed, exit_code: 1 \}/);
     assert.match(prompt, /3 passed, 1 failed/);
-    assert.match(prompt, /landing: \{ kind: code_anchor, path: "[^"]*\/src\/calc\.js", symbol: "Calculator\.average", lines: "L19-L19"/);
+    assert.match(prompt, /landing: \{ kind: code_anchor, path: "src\/calc\.js", symbol: "Calculator\.average", lines: "L19-L19"/);
     await shot('4-wake-in-chat', 'wake-in-chat.png');
     await widenChat(page, chatWidth);
   });
