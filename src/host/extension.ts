@@ -7,6 +7,7 @@ import { COMMANDS } from '../shared/commands';
 import type { WebviewRequest } from '../shared/protocol';
 import { ViewModel } from './viewModel';
 import { registerSidebar } from './sidebar';
+import { ViewTicker } from '../node/viewTicker';
 import { bridgePanel, LifeThreadPanel } from './panel';
 import { Doctor } from './doctor';
 import { LifeChat } from './chat';
@@ -183,7 +184,15 @@ export async function activate(context: vscode.ExtensionContext, registrar?: Reg
 
   stage('agent');
   const handle = webviewRequests({ schedule, model, feed, zones, continuity, lander, wakes });
-  registerSidebar(context, model, handle, log);
+  // Relative words ("in 5 min", "3 min ago") in the status bar, the sidebar and the feed age: one
+  // ticker re-reads them every 30 s while they are shown, and at once when the sidebar comes back.
+  const ticker = new ViewTicker(() => {
+    void schedule.refresh();
+    void feed.refresh();
+    wakes.refreshView();
+  });
+  context.subscriptions.push({ dispose: () => ticker.stop() });
+  registerSidebar(context, model, handle, log, (visible) => ticker.setVisible('sidebar', visible));
   context.subscriptions.push(
     bridgePanel(panel, model, handle, log),
     contrib.registerCommand(COMMANDS.openPanel, async (topic?: unknown) => {
@@ -197,6 +206,8 @@ export async function activate(context: vscode.ExtensionContext, registrar?: Reg
   // activate() returns, so the host is not held up. `ready` resolves when they run.
   const ready = Promise.all([settled, zones.start(), schedule.start().then(() => timer.refresh()), wakes.start(), feed.start(), registerWindowPresence(context, storeDir, log)]).then(() => undefined);
   ready.catch((err: unknown) => log.error(`start: ${String(err)}`));
+  // The status bar is shown for the window's whole life.
+  void ready.then(() => ticker.setVisible('statusBar', true));
 
   const activationMs = performance.now() - t0;
   stage('start');
