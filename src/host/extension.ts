@@ -8,6 +8,7 @@ import type { WebviewRequest } from '../shared/protocol';
 import { ViewModel } from './viewModel';
 import { registerSidebar } from './sidebar';
 import { ViewTicker } from '../node/viewTicker';
+import { ModelOffer } from './modelOffer';
 import { bridgePanel, LifeThreadPanel } from './panel';
 import { Doctor } from './doctor';
 import { LifeChat } from './chat';
@@ -63,6 +64,8 @@ export interface LifeThreadApi {
   readonly continuity: Continuity;
   readonly wakes: WakeFeature;
   readonly feed: FeedFeature;
+  /** The button under an offline answer that picks a connected model in the chat. */
+  readonly modelOffer: ModelOffer;
   readonly timer: TimerFeature;
   /** The owner's zone of this window and where it came from. */
   readonly zones: OwnerZoneKeeper;
@@ -161,6 +164,7 @@ export async function activate(context: vscode.ExtensionContext, registrar?: Reg
   doctor.addSection('Wakes', () => wakes.doctorSection());
 
   stage('wakes');
+  const modelOffer = new ModelOffer(context.globalState);
   const chat = new LifeChat(
     context,
     {
@@ -179,6 +183,7 @@ export async function activate(context: vscode.ExtensionContext, registrar?: Reg
       record: (t, messages) => continuity.record(t, messages),
       mint: () => Continuity.mint(),
     },
+    modelOffer,
   );
   registerLifeAgent(chat, { afterTurn, doctor, store, continuity, wakes });
 
@@ -212,7 +217,7 @@ export async function activate(context: vscode.ExtensionContext, registrar?: Reg
   const activationMs = performance.now() - t0;
   stage('start');
   log.info(`main module loaded and wired in ${activationMs.toFixed(1)} ms (ms per stage: ${stages.join(', ')}); store ${storeDir}`);
-  return { activatedAt: Date.now(), activationMs, storeDir, model, doctor, panel, schedule, jobs, reminderTurns, afterTurn, lander, desk, continuity, wakes, feed, timer, zones, ready, webviewRequest: handle };
+  return { activatedAt: Date.now(), activationMs, storeDir, model, doctor, panel, schedule, jobs, reminderTurns, afterTurn, lander, desk, continuity, wakes, feed, modelOffer, timer, zones, ready, webviewRequest: handle };
 }
 
 /** The doctor's first section: versions, platform, store and the owner's zone. */
