@@ -141,6 +141,8 @@ describe('the first five minutes (walkthrough, demo workspace, Chromium driving 
     await page.locator('.quick-input-widget', { hasText: 'When tests end, the agent should' }).waitFor({ state: 'visible', timeout: 15_000 });
     // The second box says what Enter does, so a new user is not left waiting on it.
     await page.locator('.quick-input-widget', { hasText: 'Enter sets the wake and starts the task tests' }).waitFor({ state: 'visible', timeout: 5_000 });
+    // The box comes filled with the job's own default, ready for Enter.
+    assert.equal(await input.inputValue(), 'tests finished: look at the result and continue.');
     await input.fill('The tests ended: read the failure and fix it.');
     await input.press('Enter');
     // The task runs in the terminal (about 6 s), then the wake is an @life turn in the chat.
