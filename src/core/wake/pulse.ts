@@ -100,6 +100,8 @@ export interface PulseEvent {
   wakeIds?: readonly string[];
   /** Sent again after a receiver died between sending and recording it (the row's fact.redelivered). */
   redelivered?: boolean;
+  /** Set by an MCP session that ended; delivered to the next session of the same client and folder (the row's fact.earlierSession). */
+  earlierSession?: boolean;
   /** The further wakes of a coalesced pulse (./coalesce.ts groupPulse), each on an `also_wake:` line. */
   alsoWakes?: readonly AlsoWake[];
 }
@@ -190,6 +192,7 @@ interface PulseParts {
   landing: LandingWords | undefined;
   desk: DeskState | undefined;
   redelivered: boolean;
+  earlierSession: boolean;
   alsoWakes: readonly AlsoWake[];
 }
 
@@ -228,6 +231,7 @@ function renderParts(p: PulseParts, b: Budgets): string {
   if (p.desk) lines.push(`  desk: ${p.desk}`);
   for (const a of p.alsoWakes) lines.push(`  also_wake: ${a.id} ${fitQuoted(a.text, b.alsoText)}${alsoJob(a.job, b.jobId)}`);
   if (p.redelivered) lines.push('  redelivered: true');
+  if (p.earlierSession) lines.push('  earlier_session: true');
   const block = lines.join('\n');
   const text = fitText(p.text, b.text);
   return text === '' ? block : `${text}\n\n${block}`;
@@ -284,6 +288,7 @@ export function renderPulse(wake: PulseWake, event: PulseEvent = {}, opts: Pulse
     landing: event.landing ? landingWords(event.landing, opts.folders ?? [], opts.rules) : undefined,
     desk: event.desk,
     redelivered: event.redelivered === true,
+    earlierSession: event.earlierSession === true,
     alsoWakes,
   };
   const budgets = (): Budgets => ({ text: Infinity, summary: PULSE_SUMMARY_MAX + 2, detail: 120, jobId: Infinity, uri: Infinity, path: Infinity, symbol: Infinity, alsoText: Infinity });
@@ -384,6 +389,7 @@ export function pulseEventOfRow(row: WakeRow): PulseEvent {
     ...(row.desk ? { desk: row.desk } : {}),
     wakeIds: [row.id],
     ...(f.redelivered ? { redelivered: true } : {}),
+    ...(f.earlierSession ? { earlierSession: true } : {}),
   };
 }
 
