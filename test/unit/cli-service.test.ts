@@ -95,7 +95,7 @@ describe('life-thread service', () => {
     assert.match(dry.stdout, /^Dry run: nothing is written\./);
     const line = dry.stdout.split('\n').find((l) => l.startsWith('* * * * * '));
     assert.ok(line?.endsWith(` ${marker}`), `the line carries the store's marker: ${line ?? dry.stdout}`);
-    assert.match(line, /dispatch --once --commands-only --store .* >>.*\/logs\/timer\.log 2>&1 /);
+    assert.match(line ?? '', /dispatch --once --commands-only --store .* >>.*\/logs\/timer\.log 2>&1 /);
     assert.equal(fs.readFileSync(m.crontab, 'utf8'), theirs, 'a dry run writes nothing');
     assert.equal(fs.existsSync(m.store), false);
 
