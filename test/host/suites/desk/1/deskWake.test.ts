@@ -146,7 +146,8 @@ describe('the desk in the job-finish pipeline (real tasks)', function () {
     const { text, landing } = await first.delivered;
     assert.match(text, /desk: prepared/, text);
     const uri = landingUri(text) ?? '';
-    assert.match(uri, /^cdp:\/\/evidence\/job-[a-z0-9]+-report$/, text);
+    // The report's evidence id is the wake's id, as the evidence file is named after it.
+    assert.equal(uri, `cdp://evidence/${first.id}-report`, text);
     assert.equal(landing?.kind, 'cdp');
     const evidenceId = uri.slice('cdp://evidence/'.length);
 
