@@ -192,7 +192,8 @@ function runWaiter(store, wake, plan, counts, failures) {
 }
 
 const seeds = process.argv.slice(2).map(Number).filter(Number.isInteger);
-if (spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' }).status !== 0) {
+// LIFE_THREAD_TEST_BUILT: .ci/run built the tree once for the scripts it runs side by side.
+if (!process.env.LIFE_THREAD_TEST_BUILT && spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' }).status !== 0) {
   console.log('test:chaos: the build failed');
   process.exit(1);
 }
