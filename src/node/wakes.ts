@@ -31,6 +31,7 @@ import {
   type WakeRow,
 } from '../core/wake/row';
 import { refreshWatched } from '../core/wake/runWatch';
+import type { WakeSender } from '../core/wake/sender';
 import type { Owner } from '../core/schema';
 import type { FsSeam } from './fs-seam';
 import { newId, randomBase36 } from './ids';
@@ -63,7 +64,7 @@ export class WakeStore {
   }
 
   /** Writes a parsed wake (parseWakeInput's `kind: 'wake'` result) as a pending row `w-…`, owned by its setter. */
-  async add(parsed: NewWake, opts: { now: Date; owner?: Owner; jobStartedAt?: Date; watchedAt?: Date; landing?: LandingRef }): Promise<WakeRow> {
+  async add(parsed: NewWake, opts: { now: Date; owner?: Owner; sender?: WakeSender; jobStartedAt?: Date; watchedAt?: Date; landing?: LandingRef }): Promise<WakeRow> {
     const row = newWakeRow(parsed, { id: newId('w'), ...opts });
     await this.table.append(row);
     return row;
