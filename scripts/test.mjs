@@ -11,6 +11,8 @@ const want = (step) => only.size === 0 || only.has(step);
 let passed = 0;
 let failed = 0;
 const failures = [];
+// Titles of failed tests, printed again at the end: CI keeps only the tail of a long run's output.
+const failedTests = new Set();
 
 function files(dir, re) {
   let out = [];
@@ -62,8 +64,16 @@ function record(label, code, counts) {
   }
 }
 
+/** Mocha's `[suite/phase]   1) title` (host suites), TAP's `not ok 3 - title` (browser tests) and the spec reporter's `✖ title (12ms)` (unit). */
+function noteFailedTests(output) {
+  for (const m of output.matchAll(/^(\[[^\]\s]+\])\s+\d+\) (.+)$/gm)) failedTests.add(`${m[1]} ${m[2].trim()}`);
+  for (const m of output.matchAll(/^\s*not ok \d+ - (.+)$/gm)) failedTests.add(m[1].trim());
+  for (const m of output.matchAll(/^\s*✖ (.+?) \(\d[\d.]*ms\)$/gm)) failedTests.add(m[1].trim());
+}
+
 async function step(label, cmd, args, counter) {
   const { code, output } = await run(label, cmd, args);
+  noteFailedTests(output);
   record(label, code, counter ? counter(output) : { p: 0, f: 0 });
   return code;
 }
@@ -103,6 +113,7 @@ function countTapFile(path) {
 
 function finish() {
   console.log('');
+  if (failedTests.size) console.log(`failed tests:\n${[...failedTests].map((t) => `  ${t}`).join('\n')}`);
   if (failures.length) console.log(`failed steps: ${failures.join('; ')}`);
   console.log(`${passed} passed, ${failed} failed`);
   process.exit(failures.length || failed ? 1 : 0);

@@ -85,6 +85,7 @@ export function pulseJson(row: WakeRow, e: PulseEvent = pulseEventOutside(row)):
       ...(e.landing?.kind === 'code_anchor' && e.landing.evidence !== undefined ? { evidence: e.landing.evidence } : {}),
       desk: e.desk ?? null,
       ...(e.redelivered ? { redelivered: true } : {}),
+      ...(e.earlierSession ? { earlier_session: true } : {}),
       ...(also.length > 0 ? { also_wake: also.map((a) => ({ wake: a.id, text: a.text, job: a.job ? jobJson(a.job, undefined) : null })) } : {}),
     },
   };
@@ -148,7 +149,8 @@ export async function wait(ctx: Context): Promise<void> {
       deliver: async ({ claims }) => {
         const mine = claims.find((c) => c.id === id);
         if (mine) print(mine.row);
-        return { fact: { delivered: true, via: 'wait' } };
+        // Printed is all this process knows: whether a model read its output, it cannot tell.
+        return { fact: { delivered: true, via: 'wait', unverified: true } };
       },
       observe: async (rows) => {
         const row = rows.find((r) => r.id === id);

@@ -40,3 +40,13 @@ export function dispatcherHealth(f: PassFacts, now: Date): Health & { healthy: b
   if (f.paused) return { state: 'paused', healthy: true, line: 'Wakes paused · dispatcher healthy', lastPassAt };
   return { state: 'healthy', healthy: true, line: `Dispatcher healthy · last pass ${Math.round(age / 1000)} s ago`, lastPassAt };
 }
+
+/**
+ * The status bar's text (without its icon) and its state tag. A window whose dispatcher has not
+ * passed yet says only "starting": a run that looks overdue then is one its first pass will take.
+ */
+export function statusBarWords(health: Pick<Health, 'state'>, nextWords: string): { words: string; tag: string } {
+  const tag = health.state === 'healthy' ? 'healthy' : health.state === 'stalled' || health.state === 'readonly' ? 'STALLED' : health.state;
+  if (health.state === 'starting') return { words: 'starting', tag };
+  return { words: `${nextWords} · ${tag}`, tag };
+}

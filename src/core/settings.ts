@@ -66,6 +66,7 @@ export const SETTINGS = {
   'wake.pulseMaxChars': numeric('integer', 600, 200, 4000),
   'wake.maxPerHour': numeric('integer', MAX_WAKES_PER_HOUR, 1),
   'wake.awayMinutes': numeric('number', 15, 0.05),
+  'wake.prepare': flag(true),
   'continuity.opsTtlHours': numeric('number', 12, 1),
   'continuity.pressurePercent': numeric('number', 70, 10, 100),
   'demo.openWalkthrough': flag(false),

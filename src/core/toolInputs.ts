@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { codeAnchorSchema } from './anchor/code';
 import { InputError, refuseNul } from './errors';
+import { WAKE_ID } from './ids';
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, PAGE_MAX_CHARS } from './paging';
 
 const text = (max: number) => z.string().max(max);
@@ -65,6 +66,23 @@ export const resolveAnchorInputSchema = z
   })
   .strict();
 export type ResolveAnchorInput = z.infer<typeof resolveAnchorInputSchema>;
+
+/** The longest one `lifethread_wait` call holds its answer (clients give up on a tool call after about a minute). */
+export const WAIT_TIMEOUT_MAX_S = 50;
+const waitSeconds = (iss: { input: unknown }): string => `must be a whole number of seconds from 1 to ${WAIT_TIMEOUT_MAX_S}, got ${JSON.stringify(iss.input)}`;
+
+/** `lifethread_wait` (MCP only): a long poll on one wake. */
+export const waitInputSchema = z
+  .object({
+    wake_id: z.string().regex(WAKE_ID, { error: (iss) => `must be a wake id (w-…), got ${JSON.stringify(iss.input)}` }).describe('the wake id (w-…) the answer that set the wake named'),
+    timeout_seconds: z
+      .int({ error: waitSeconds })
+      .min(1, { error: waitSeconds })
+      .max(WAIT_TIMEOUT_MAX_S, { error: waitSeconds })
+      .optional()
+      .describe(`how long this call waits, whole seconds 1-${WAIT_TIMEOUT_MAX_S} (default ${WAIT_TIMEOUT_MAX_S}); call again while it answers "not yet"`),
+  })
+  .strict();
 
 /** Parses tool input; throws InputError(field, reason) on the first problem. */
 export function parseToolInput<T>(schema: z.ZodType<T>, input: unknown): T {

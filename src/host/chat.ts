@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { lifeThreadIcon } from './icon';
 import { contrib } from './contrib';
 import { CHAT_PARTICIPANT_ID } from '../shared/commands';
+import type { ModelOffer } from './modelOffer';
 
 export const CHAT_HELP = [
   '**Life Thread** lets an agent sleep on a long job and be woken into a prepared place.',
@@ -43,6 +44,7 @@ export class LifeChat {
     context: vscode.ExtensionContext,
     private readonly hooks: ChatTurnHooks,
     private readonly recorder: ChatRecorder,
+    private readonly modelOffer?: Pick<ModelOffer, 'offer'>,
   ) {
     const participant = contrib.createChatParticipant(CHAT_PARTICIPANT_ID, (req, ctx, stream, token) => this.handle(req, ctx, stream, token));
     // Explicit colours per theme kind: the chat draws the icon as an image, so `currentColor` would be black on Dark Modern.
@@ -79,6 +81,8 @@ export class LifeChat {
         return { metadata: { command: request.command ?? 'help', ...ids } };
       }
       const result = await handler(request, context, stream, token);
+      // The chat sent this to the offline responder: if a model is connected, say so with a button that picks it.
+      await this.modelOffer?.offer(request.model, stream);
       const metadata = (result?.metadata ?? {}) as { transcript?: unknown };
       // A handler that wrote nothing (e.g. /partition with nothing new) keeps its turn out of the transcript too.
       keep = metadata.transcript !== 'skip';

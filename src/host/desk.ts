@@ -52,6 +52,8 @@ const openDeskArgSchema = z.object({ page: z.string().min(1).max(300) }).strict(
 export class HostDesk implements DeskPort, vscode.Disposable {
   readonly desk: Desk;
   lastResult: PrepareResult | undefined;
+  /** When this window last used the desk (a prepare, a page shown): the idle stop counts from it (./deskWarmup.ts). */
+  lastUsedAt = 0;
   private readonly thumbnailPath: string;
 
   constructor(
@@ -126,6 +128,18 @@ export class HostDesk implements DeskPort, vscode.Disposable {
     return { status: r.status, ...(r.reason ? { reason: r.reason } : {}) };
   }
 
+  /** Starts the desk (or reconnects to it) with nothing brought to front, ahead of a job's end (./deskWarmup.ts). */
+  async warm(): Promise<void> {
+    await this.run(undefined, 'prepare while the job runs');
+  }
+
+  /** Stops the Chromium this window started, if any; true when one was stopped. */
+  async stopStarted(): Promise<boolean> {
+    const stopped = await this.desk.stopStarted();
+    if (stopped) await this.refreshView();
+    return stopped;
+  }
+
   async evidenceUrl(evidenceId: string): Promise<string | undefined> {
     return pageOfEvidence(await this.desk.pages(), evidenceId)?.url;
   }
@@ -190,6 +204,7 @@ export class HostDesk implements DeskPort, vscode.Disposable {
   /** One prepare: evidence, a remembered page's key, or none (restore only); logged and shown in the panel. */
   private async run(target: { id: string; url: string; title?: string } | string | undefined, what: string): Promise<PrepareResult> {
     const o = this.options();
+    this.lastUsedAt = Date.now();
     const r = typeof target === 'string' ? await this.desk.showPage(target, o) : await this.desk.prepare(target, o);
     this.lastResult = r;
     this.log.info(`desk ${what}: ${r.status}${r.reason ? ` (${r.reason})` : ''} in ${r.timings.totalMs} ms${r.started ? `, started Chromium pid ${r.started.pid}` : ''}`);

@@ -7,6 +7,8 @@ import { COMMANDS } from '../shared/commands';
 import type { WebviewRequest } from '../shared/protocol';
 import { ViewModel } from './viewModel';
 import { registerSidebar } from './sidebar';
+import { ViewTicker } from '../node/viewTicker';
+import { ModelOffer } from './modelOffer';
 import { bridgePanel, LifeThreadPanel } from './panel';
 import { Doctor } from './doctor';
 import { LifeChat } from './chat';
@@ -62,6 +64,8 @@ export interface LifeThreadApi {
   readonly continuity: Continuity;
   readonly wakes: WakeFeature;
   readonly feed: FeedFeature;
+  /** The button under an offline answer that picks a connected model in the chat. */
+  readonly modelOffer: ModelOffer;
   readonly timer: TimerFeature;
   /** The owner's zone of this window and where it came from. */
   readonly zones: OwnerZoneKeeper;
@@ -160,6 +164,7 @@ export async function activate(context: vscode.ExtensionContext, registrar?: Reg
   doctor.addSection('Wakes', () => wakes.doctorSection());
 
   stage('wakes');
+  const modelOffer = new ModelOffer(context.globalState);
   const chat = new LifeChat(
     context,
     {
@@ -178,12 +183,21 @@ export async function activate(context: vscode.ExtensionContext, registrar?: Reg
       record: (t, messages) => continuity.record(t, messages),
       mint: () => Continuity.mint(),
     },
+    modelOffer,
   );
   registerLifeAgent(chat, { afterTurn, doctor, store, continuity, wakes });
 
   stage('agent');
   const handle = webviewRequests({ schedule, model, feed, zones, continuity, lander, wakes });
-  registerSidebar(context, model, handle, log);
+  // Relative words ("in 5 min", "3 min ago") in the status bar, the sidebar and the feed age: one
+  // ticker re-reads them every 30 s while they are shown, and at once when the sidebar comes back.
+  const ticker = new ViewTicker(() => {
+    void schedule.refresh();
+    void feed.refresh();
+    wakes.refreshView();
+  });
+  context.subscriptions.push({ dispose: () => ticker.stop() });
+  registerSidebar(context, model, handle, log, (visible) => ticker.setVisible('sidebar', visible));
   context.subscriptions.push(
     bridgePanel(panel, model, handle, log),
     contrib.registerCommand(COMMANDS.openPanel, async (topic?: unknown) => {
@@ -197,11 +211,13 @@ export async function activate(context: vscode.ExtensionContext, registrar?: Reg
   // activate() returns, so the host is not held up. `ready` resolves when they run.
   const ready = Promise.all([settled, zones.start(), schedule.start().then(() => timer.refresh()), wakes.start(), feed.start(), registerWindowPresence(context, storeDir, log)]).then(() => undefined);
   ready.catch((err: unknown) => log.error(`start: ${String(err)}`));
+  // The status bar is shown for the window's whole life.
+  void ready.then(() => ticker.setVisible('statusBar', true));
 
   const activationMs = performance.now() - t0;
   stage('start');
   log.info(`main module loaded and wired in ${activationMs.toFixed(1)} ms (ms per stage: ${stages.join(', ')}); store ${storeDir}`);
-  return { activatedAt: Date.now(), activationMs, storeDir, model, doctor, panel, schedule, jobs, reminderTurns, afterTurn, lander, desk, continuity, wakes, feed, timer, zones, ready, webviewRequest: handle };
+  return { activatedAt: Date.now(), activationMs, storeDir, model, doctor, panel, schedule, jobs, reminderTurns, afterTurn, lander, desk, continuity, wakes, feed, modelOffer, timer, zones, ready, webviewRequest: handle };
 }
 
 /** The doctor's first section: versions, platform, store and the owner's zone. */

@@ -6,15 +6,12 @@ import { ownerZone } from './scheduleFeature';
 import { describeInstant } from '../core/time/describe';
 import { readablePulse } from '../core/wake/pulseWords';
 
-const AGEING_MS = 30_000;
-
 /**
  * The sidebar's feed, durable (`feed.json` in the store): what reminders answered, wakes that could not
  * reach the chat, failing commands. Every window shows the same feed, and it survives reloads.
  */
 export class FeedFeature implements vscode.Disposable {
   readonly store: FeedStore;
-  private ageing: ReturnType<typeof setInterval> | undefined;
 
   constructor(
     storeDir: string,
@@ -24,15 +21,13 @@ export class FeedFeature implements vscode.Disposable {
     this.store = new FeedStore(storeDir);
   }
 
-  /** Reads the feed, then re-reads it every 30 s: its "2 min ago" words age while the sidebar shows them. */
+  /** Reads the feed; its "2 min ago" words are re-read by the views' ticker (src/node/viewTicker.ts, wired in src/host/extension.ts). */
   async start(): Promise<void> {
-    this.ageing ??= setInterval(() => void this.refresh(), AGEING_MS);
     await this.refresh();
   }
 
   dispose(): void {
-    if (this.ageing) clearInterval(this.ageing);
-    this.ageing = undefined;
+    // Nothing held: the feed keeps no timer of its own.
   }
 
   async push(item: FeedRow): Promise<void> {

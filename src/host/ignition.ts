@@ -12,10 +12,12 @@ import type { FeedFeature } from './feedFeature';
 import type { Lander, LandResult } from './landing';
 import { OFFLINE_SELECTOR, realModels } from './offlineModel';
 import { PulseLanding } from './pulseLanding';
+import { pulseFolders } from './pulseFolders';
 import type { PulseReceipts } from './pulseReceipts';
 import { setting } from './settings';
 import type { WakeMetric } from './wakeViews';
 import type { HostDesk } from './desk';
+import type { EvidenceHome } from './evidenceHome';
 import { landJobOutside } from './outsideJob';
 import type { WakeFocusGate } from './wakeFocus';
 
@@ -27,6 +29,7 @@ export interface IgnitionHost {
   store: WakeStore;
   lander: Lander;
   desk: HostDesk;
+  evidence: EvidenceHome;
   continuity: Continuity;
   feed: FeedFeature;
   receipts: PulseReceipts;
@@ -94,10 +97,12 @@ export class Ignition {
     if (!first) return undefined;
     // A job that ended outside a window lands here as a task of this window would (src/host/outsideJob.ts).
     batch = { ...batch, event: await landJobOutside(first.row, batch.event, { lander: this.h.lander, desk: this.h.desk, log: this.h.log }) };
+    // A log the store holds (a `life-thread run`, a command row) is copied beside the workspace, where the pulse names it relative.
+    batch = { ...batch, event: await this.h.evidence.adoptLanding(batch.event, first.id) };
     const landing = new PulseLanding(batch.event.landing, batch.event, batch.endedAt, this.h.lander, this.h.log, (ms) => this.h.loop.delay(ms));
     await landing.prepare(batch.trace);
     const event = landing.event;
-    const pulse = renderPulse(first.row, event, { maxChars: setting('wake.pulseMaxChars') });
+    const pulse = renderPulse(first.row, event, { maxChars: setting('wake.pulseMaxChars'), folders: pulseFolders() });
     // Its receipt delivers exactly the wakes the pulse names; any the cap left out go in the next pulse.
     const named = new Set(pulseWakeIds(pulse));
     const left = named.size === 0 ? [] : batch.claims.filter((c) => !named.has(c.id));

@@ -9,13 +9,15 @@ import { mark } from '../core/wake/trace';
 import { writeEvidence } from '../node/evidence';
 import { randomBase36 } from '../node/ids';
 import type { HostDesk } from './desk';
+import type { EvidenceHome } from './evidenceHome';
 import type { Lander } from './landing';
 import type { JobEndEvent } from './triggers';
 import { codeLocusIn } from '../node/jobArtifacts';
 
 /** What the job-finish pipeline writes to and opens with. */
 export interface OutcomeSources {
-  storeDir: string;
+  /** Where the evidence is written: the workspace's continuity folder, else the store (./evidenceHome.ts). */
+  evidence: EvidenceHome;
   desk: HostDesk;
   lander: Lander;
   log: vscode.LogOutputChannel;
@@ -26,10 +28,11 @@ export interface OutcomeSources {
  * failed job whose output names a place in the workspace lands there (a CodeAnchor the ladder
  * re-finds after edits); otherwise on the evidence's summary line.
  */
-export async function jobOutcome(job: JobEndEvent, src: OutcomeSources): Promise<WakeOutcome> {
+export async function jobOutcome(job: JobEndEvent, src: OutcomeSources, firstWakeId?: string): Promise<WakeOutcome> {
   const trace = job.trace;
   const output = job.output;
-  const evidenceId = `job-${randomBase36(8)}`;
+  // Named after the first wake it answers, as the pulse that carries it names that wake first.
+  const evidenceId = firstWakeId ?? `job-${randomBase36(8)}`;
   const status = jobStatus(job);
   // The evidence, the desk and the code locus do not wait for each other.
   const evidence$ = (async (): Promise<LandingRef | undefined> => {
@@ -38,7 +41,8 @@ export async function jobOutcome(job: JobEndEvent, src: OutcomeSources): Promise
       const line = output.summaryLine !== undefined ? output.summaryLine + 1 : undefined;
       return { kind: 'deep_link', uri: fileLink(job.logPath, line) };
     }
-    const ev = await writeEvidence(src.storeDir, evidenceId, job, output.text, output.summaryLine).catch((err: unknown) => {
+    const home = await src.evidence.dir();
+    const ev = await writeEvidence(home.dir, evidenceId, job, output.text, output.summaryLine).catch((err: unknown) => {
       src.log.warn(`evidence for ${job.jobId}: ${String(err)}`);
       return undefined;
     });

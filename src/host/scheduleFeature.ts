@@ -13,7 +13,7 @@ import { timerCommandsLine, timerRemindersLine, type TimerHealth } from '../core
 import type { TimerKind } from '../core/service/timerUnits';
 import { homedir } from 'node:os';
 import { Dispatcher } from './dispatcher';
-import { dispatcherHealth } from '../core/health';
+import { dispatcherHealth, statusBarWords } from '../core/health';
 import type { Firer } from '../node/fire';
 import type { Doctor } from './doctor';
 import type { ViewModel } from './viewModel';
@@ -49,7 +49,6 @@ export class ScheduleFeature implements vscode.Disposable {
   readonly dispatcher: Dispatcher;
   private readonly statusItem: vscode.StatusBarItem;
   private readonly disposables: vscode.Disposable[] = [];
-  private refreshTimer: NodeJS.Timeout | undefined;
   private rows: ScheduleRow[] = [];
   /** The wakes' pause, shared by every window of the store: the status bar, the sidebar and Doctor read it. */
   readonly pause: WakePauseState;
@@ -89,8 +88,6 @@ export class ScheduleFeature implements vscode.Disposable {
     await this.setUpTerminals();
     this.dispatcher.start();
     this.pause.start();
-    // The "in 5 min" words age; refresh the views while anything is shown.
-    this.refreshTimer = setInterval(() => void this.refresh(), 30_000);
     this.disposables.push(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('lifeThread')) {
@@ -151,14 +148,16 @@ export class ScheduleFeature implements vscode.Disposable {
     const health = this.health(now);
     const next = this.rows.filter((r) => r.status === 'pending' && r.nextRunAt).map((r) => Date.parse(r.nextRunAt ?? ''));
     const earliest = next.length ? Math.min(...next) : null;
-    const words = nextRunWords(earliest, now);
-    const tag = health.state === 'healthy' ? 'healthy' : health.state === 'stalled' || health.state === 'readonly' ? 'STALLED' : health.state;
-    this.statusItem.text = `$(${health.state === 'healthy' ? 'clock' : health.state === 'paused' ? 'debug-pause' : 'warning'}) ${words} · ${tag}`;
+    const { words } = statusBarWords(health, nextRunWords(earliest, now));
+    const icon = health.state === 'healthy' ? 'clock' : health.state === 'paused' ? 'debug-pause' : health.state === 'starting' ? 'loading~spin' : 'warning';
+    this.statusItem.text = `$(${icon}) ${words}`;
     const lines = this.healthLines(now);
     const head = lines.length === 1 ? `**Life Thread** — ${lines[0] ?? ''}` : `**Life Thread**\n\n${lines.map((l) => `- ${l}`).join('\n')}`;
-    this.statusItem.tooltip = new vscode.MarkdownString(`${head}\n\n${earliest === null ? 'Nothing scheduled.' : `Next: ${describeInstant(new Date(earliest), ownerZone(), now)}`}\n\nTimes in ${zoneWords(ownerZoneRecord())}`);
+    // A run that is already due waits for the next pass: it reads "due", never "next … ago".
+    const nextLine = earliest === null ? 'Nothing scheduled.' : `${earliest <= now.getTime() ? 'Due' : 'Next'}: ${describeInstant(new Date(earliest), ownerZone(), now)}`;
+    this.statusItem.tooltip = new vscode.MarkdownString(`${head}\n\n${nextLine}\n\nTimes in ${zoneWords(ownerZoneRecord())}`);
     this.statusItem.backgroundColor = health.state === 'stalled' || health.state === 'readonly' ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
-    this.statusItem.accessibilityInformation = { label: `Life Thread: ${words}, ${tag}${lines.length > 1 ? `; ${lines.join('; ')}` : ''}` };
+    this.statusItem.accessibilityInformation = { label: `Life Thread: ${words}${lines.length > 1 ? `; ${lines.join('; ')}` : ''}` };
   }
 
   private async doctorSection(): Promise<string> {
@@ -229,7 +228,6 @@ export class ScheduleFeature implements vscode.Disposable {
   }
 
   dispose(): void {
-    if (this.refreshTimer) clearInterval(this.refreshTimer);
     for (const d of this.disposables) d.dispose();
   }
 }

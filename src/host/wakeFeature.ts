@@ -11,6 +11,8 @@ import { WakeStore } from '../node/wakes';
 import type { WakeToolAnswer } from '../node/tools/wakeTool';
 import type { Continuity } from './continuity';
 import type { HostDesk } from './desk';
+import { DeskWarmup } from './deskWarmup';
+import { EvidenceHome } from './evidenceHome';
 import type { FeedFeature } from './feedFeature';
 import { Ignition } from './ignition';
 import { WakeFocusGate } from './wakeFocus';
@@ -45,6 +47,10 @@ export class WakeFeature implements vscode.Disposable {
   readonly focus: WakeFocusGate;
   private readonly terminals = new TerminalWakes();
   private readonly claims: WakeTriggers;
+  /** Where evidence is written (the workspace's continuity folder, else the store). */
+  readonly evidence: EvidenceHome;
+  /** Desk and symbols made ready while a job a wake waits on runs (./deskWarmup.ts). */
+  private readonly warmup: DeskWarmup;
   private busy = 0;
   private stopPruning: (() => void) | undefined;
   readonly metrics: WakeMetric[] = [];
@@ -66,6 +72,8 @@ export class WakeFeature implements vscode.Disposable {
     private readonly log: vscode.LogOutputChannel,
   ) {
     this.store = new WakeStore({ dir: storeDir });
+    this.evidence = new EvidenceHome(storeDir, log);
+    this.warmup = new DeskWarmup(desk, lander, (r) => this.eligible(r), log);
     this.triggers = new Triggers(log);
     this.loop = new WakeLoop({
       store: this.store,
@@ -87,8 +95,8 @@ export class WakeFeature implements vscode.Disposable {
     this.receipts = new PulseReceipts((ids) => this.loop.awaitReceipt(ids));
     const report = (m: WakeMetric, text: string, landed: LandResult | undefined): void => this.report(m, text, landed);
     this.focus = new WakeFocusGate(log);
-    this.ignition = new Ignition({ store: this.store, lander, desk, continuity, feed, receipts: this.receipts, log, loop: this.loop, report, focus: this.focus });
-    this.claims = new WakeTriggers({ store: this.store, holder: this.holder, storeDir, desk, lander, log, loop: this.loop, terminals: this.terminals, eligible: this.eligible });
+    this.ignition = new Ignition({ store: this.store, lander, desk, evidence: this.evidence, continuity, feed, receipts: this.receipts, log, loop: this.loop, report, focus: this.focus });
+    this.claims = new WakeTriggers({ store: this.store, holder: this.holder, evidence: this.evidence, desk, lander, log, loop: this.loop, terminals: this.terminals, eligible: this.eligible });
   }
 
   /** The user's pause, one for every window of the store (src/host/wakePauseState.ts). */
@@ -119,7 +127,7 @@ export class WakeFeature implements vscode.Disposable {
       }),
     );
     this.lander.wakeHandler = (query) => openWakeLink(query, this.store, this.lander);
-    this.stopPruning = pruneEvidenceEvery(this.storeDir, (err) => this.log.warn(`evidence pruning: ${String(err)}`));
+    this.stopPruning = pruneEvidenceEvery(() => this.evidence.dirs(), (err) => this.log.warn(`evidence pruning: ${String(err)}`));
     // A reload or crash left wakes: take them over now (within 10 s of activation, so no wake waits on a window that is gone).
     await this.loop.start();
   }
@@ -227,7 +235,10 @@ export class WakeFeature implements vscode.Disposable {
   refreshView(): void {
     void this.store
       .list()
-      .then((rows) => this.model.update({ wakes: wakeRowViews(rows, new Date(), ownerZone(), this.paused) }))
+      .then((rows) => {
+        this.model.update({ wakes: wakeRowViews(rows, new Date(), ownerZone(), this.paused) });
+        this.warmup.seen(rows);
+      })
       .catch(() => undefined);
   }
 
@@ -245,6 +256,7 @@ export class WakeFeature implements vscode.Disposable {
     this.loop.stop();
     this.focus.dispose();
     this.stopPruning?.();
+    this.warmup.dispose();
     for (const s of this.subs) s.dispose();
     this._onDidDeliver.dispose();
     this._onDidReceive.dispose();

@@ -7,6 +7,7 @@ import { mark } from '../core/wake/trace';
 import type { WakeLoop } from '../node/wakeLoop';
 import type { WakeStore } from '../node/wakes';
 import type { HostDesk } from './desk';
+import type { EvidenceHome } from './evidenceHome';
 import { jobOutcome } from './jobOutcome';
 import { jobMatcher, type TerminalWakes } from './jobWakes';
 import type { Lander } from './landing';
@@ -16,7 +17,7 @@ import type { JobEndEvent, TriggerEvent } from './triggers';
 export interface WakeTriggersHost {
   store: WakeStore;
   holder: Holder;
-  storeDir: string;
+  evidence: EvidenceHome;
   desk: HostDesk;
   lander: Lander;
   log: vscode.LogOutputChannel;
@@ -50,10 +51,11 @@ export class WakeTriggers {
   private async jobEnded(job: JobEndEvent): Promise<void> {
     const h = this.h;
     const match = jobMatcher(job, h.eligible, h.terminals);
-    if (!(await h.store.list()).some(match)) return;
+    const first = (await h.store.list()).find(match);
+    if (!first) return;
     const trace = job.trace;
     mark(trace, 'match', Date.now());
-    const outcome = await jobOutcome(job, { storeDir: h.storeDir, desk: h.desk, lander: h.lander, log: h.log });
+    const outcome = await jobOutcome(job, { evidence: h.evidence, desk: h.desk, lander: h.lander, log: h.log }, first.id);
     const claimed = await h.store.claimTriggered(match, outcome, this.claimer());
     mark(trace, 'claim', Date.now());
     const pulseJob = { id: job.jobId, status: jobStatus(job), exitCode: job.exitCode ?? null, ...(job.timedOut ? { timedOut: true } : {}) };

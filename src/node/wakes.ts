@@ -31,6 +31,7 @@ import {
   type WakeRow,
 } from '../core/wake/row';
 import { refreshWatched } from '../core/wake/runWatch';
+import { markVerified } from '../core/wake/receipt';
 import type { WakeSender } from '../core/wake/sender';
 import type { Owner } from '../core/schema';
 import type { FsSeam } from './fs-seam';
@@ -161,6 +162,15 @@ export class WakeStore {
     return this.table.update((rows) => {
       const r = markDelivered(rows, ids, fact, now);
       return { rows: r.delivered.length > 0 ? r.rows : rows, result: r.delivered };
+    });
+  }
+
+  /** A tool answer carried the pulse of these wakes, recorded unverified when pushed: they lose `unverified`. */
+  async verified(ids: readonly string[]): Promise<string[]> {
+    if (ids.length === 0) return [];
+    return this.table.update((rows) => {
+      const r = markVerified(rows, ids);
+      return { rows: r.verified.length > 0 ? r.rows : rows, result: r.verified };
     });
   }
 

@@ -141,6 +141,8 @@ describe('the first five minutes (walkthrough, demo workspace, Chromium driving 
     await page.locator('.quick-input-widget', { hasText: 'When tests end, the agent should' }).waitFor({ state: 'visible', timeout: 15_000 });
     // The second box says what Enter does, so a new user is not left waiting on it.
     await page.locator('.quick-input-widget', { hasText: 'Enter sets the wake and starts the task tests' }).waitFor({ state: 'visible', timeout: 5_000 });
+    // The box comes filled with the job's own default, ready for Enter.
+    assert.equal(await input.inputValue(), 'tests finished: look at the result and continue.');
     await input.fill('The tests ended: read the failure and fix it.');
     await input.press('Enter');
     // The task runs in the terminal (about 6 s), then the wake is an @life turn in the chat.
@@ -153,7 +155,7 @@ describe('the first five minutes (walkthrough, demo workspace, Chromium driving 
     const prompt = model.requests.map(lastUser).find((u) => u.includes('life_wake:')) ?? '';
     assert.match(prompt, /job: \{ id: "tests", status: failed, exit_code: 1 \}/);
     assert.match(prompt, /3 passed, 1 failed/);
-    assert.match(prompt, /landing: \{ kind: code_anchor, path: "[^"]*\/src\/calc\.js", symbol: "Calculator\.average", lines: "L19-L19"/);
+    assert.match(prompt, /landing: \{ kind: code_anchor, path: "src\/calc\.js", symbol: "Calculator\.average", lines: "L19-L19"/);
     await shot('4-wake-in-chat', 'wake-in-chat.png');
     await widenChat(page, chatWidth);
   });

@@ -238,11 +238,14 @@ describe("the owner's zone wherever the window runs (Chromium in Los Angeles dri
     assert.match(term.output, /TZVAR=\[\]/, 'terminals get no LIFE_THREAD_TZ for a UI zone');
     await shot('4-terminal');
 
+    // The command asks which client to configure; Claude Code's .mcp.json is plain JSON with mcpServers.
     await runFromPalette('Life Thread: Copy MCP Server Config');
+    const claude = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Claude Code' }).first();
+    await claude.waitFor({ state: 'visible', timeout: 15_000 });
+    await claude.click();
     await toast('is on the clipboard').waitFor({ state: 'visible', timeout: 15_000 });
     const text = await page.evaluate(() => navigator.clipboard.readText());
-    const json = text.slice(text.indexOf('\n{') + 1, text.indexOf('\n}\n') + 2);
-    mcpConfig = (JSON.parse(json) as { mcpServers: { 'life-thread': { command: string; args: string[] } } }).mcpServers['life-thread'];
+    mcpConfig = (JSON.parse(text) as { mcpServers: { 'life-thread': { command: string; args: string[] } } }).mcpServers['life-thread'];
     assert.doesNotMatch(text, /\bTZ\b|LIFE_THREAD_TZ|--tz/, 'the copied config carries no zone');
     const mcp = await remindOverMcp(mcpConfig, 'mcp standup');
     assertTomorrowAtNine(mcp.row, UI_TZ, mcp.readAt);

@@ -1,14 +1,16 @@
 /**
  * Evidence of a job a wake waits on: plain text with secrets
  * redacted, the summary line found for the landing even when redaction changes the line count, and
- * retention of 7 days and 50 MB in all, oldest first.
+ * retention of 7 days and 50 MB per folder, oldest first; a window's evidence in its workspace's
+ * continuity folder, never committed.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { readOutput } from '../../src/core/wake/pulse';
-import { pruneEvidence, writeEvidence } from '../../src/node/evidence';
+import { execFileSync } from 'node:child_process';
+import { copyEvidence, ensureEvidenceDir, pruneEvidence, pruneEvidenceEvery, storeEvidenceDir, workspaceEvidenceDir, writeEvidence } from '../../src/node/evidence';
 import { tempDirs } from './helpers/tempDirs';
 
 const dirs = tempDirs('lt-evidence-');
@@ -85,5 +87,77 @@ describe('evidence files', () => {
     assert.deepEqual(removed.sort(), [old, a].sort());
     assert.deepEqual(fs.readdirSync(dir).sort(), ['b.log', 'c.log']);
     assert.ok(fs.existsSync(b) && fs.existsSync(c));
+  });
+});
+
+describe('evidence in the workspace', () => {
+  const git = (cwd: string, ...args: string[]): string => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+
+  it('lives in <continuity folder>/evidence beside a .gitignore of *: a repository that does not ignore the folder sees nothing new', async () => {
+    const ws = dirs.freshDir();
+    git(ws, 'init', '-q');
+    fs.writeFileSync(path.join(ws, '.gitignore'), 'node_modules/\n');
+    git(ws, 'add', '.gitignore');
+    git(ws, '-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-qm', 'start');
+    const dir = workspaceEvidenceDir(ws, '.life-thread');
+    assert.equal(dir, path.join(ws, '.life-thread', 'evidence'));
+    await ensureEvidenceDir(dir);
+    assert.match(fs.readFileSync(path.join(dir, '.gitignore'), 'utf8'), /^\*$/m);
+    const ev = await writeEvidence(dir, 'w-a1', job, '# fail 1\n', 0);
+    assert.equal(ev.path, path.join(dir, 'w-a1.log'));
+    const log = path.join(dirs.freshDir(), 'j-1.log');
+    fs.writeFileSync(log, 'line 1\nline 2\n');
+    assert.equal(await copyEvidence(log, dir, 'w-b2'), path.join(dir, 'w-b2.log'));
+    assert.equal(fs.readFileSync(path.join(dir, 'w-b2.log'), 'utf8'), 'line 1\nline 2\n');
+    assert.equal(git(ws, 'status', '--porcelain', '--untracked-files=all'), '', 'nothing to commit');
+    // A .gitignore someone emptied is written again; one that already ignores everything is left as it is.
+    fs.writeFileSync(path.join(dir, '.gitignore'), '');
+    await ensureEvidenceDir(dir);
+    assert.equal(git(ws, 'status', '--porcelain', '--untracked-files=all'), '');
+    fs.writeFileSync(path.join(dir, '.gitignore'), '# mine\n*\n');
+    await ensureEvidenceDir(dir);
+    assert.equal(fs.readFileSync(path.join(dir, '.gitignore'), 'utf8'), '# mine\n*\n');
+  });
+
+  it('a folder that cannot be written throws (the window then writes to the store)', async () => {
+    const ws = dirs.freshDir();
+    fs.writeFileSync(path.join(ws, '.life-thread'), 'a file where the folder would be');
+    await assert.rejects(ensureEvidenceDir(workspaceEvidenceDir(ws, '.life-thread')));
+  });
+
+  it('pruned after 7 days by the periodic pass (injected clock and timers), its .gitignore kept', async () => {
+    const ws = dirs.freshDir();
+    const dir = workspaceEvidenceDir(ws, '.life-thread');
+    await ensureEvidenceDir(dir);
+    const store = storeEvidenceDir(dirs.freshDir());
+    fs.mkdirSync(store, { recursive: true });
+    const start = Date.parse('2026-10-01T00:00:00Z');
+    const made = (d: string, name: string): string => {
+      const p = path.join(d, name);
+      fs.writeFileSync(p, 'x\n');
+      fs.utimesSync(p, new Date(start), new Date(start));
+      return p;
+    };
+    const a = made(dir, 'w-a.log');
+    const s = made(store, 'job-s.log');
+    fs.utimesSync(path.join(dir, '.gitignore'), new Date(start), new Date(start));
+    let clock = start + 6 * 86_400_000;
+    const queued: (() => void)[] = [];
+    const timers = { setTimeout: (fn: () => void) => queued.push(fn), clearTimeout: () => undefined };
+    const errors: unknown[] = [];
+    const stop = pruneEvidenceEvery(() => [dir, store], (e) => errors.push(e), timers, () => clock);
+    const pass = async (): Promise<void> => {
+      queued.shift()?.();
+      await new Promise((r) => setTimeout(r, 50));
+    };
+    await pass();
+    assert.ok(fs.existsSync(a) && fs.existsSync(s), 'six days old: kept');
+    clock = start + 7 * 86_400_000 + 60_000;
+    await pass();
+    assert.equal(fs.existsSync(a), false, 'past 7 days: pruned in the workspace');
+    assert.equal(fs.existsSync(s), false, 'and in the store');
+    assert.ok(fs.existsSync(path.join(dir, '.gitignore')), 'the .gitignore stays');
+    assert.deepEqual(errors, []);
+    stop();
   });
 });

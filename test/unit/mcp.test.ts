@@ -16,7 +16,7 @@ import { LoggingMessageNotificationSchema, type CallToolResult } from '@modelcon
 import { z } from 'zod';
 import { makeAnchor } from '../../src/core/anchor/code';
 import { cliLine } from '../../src/core/mcpConfig';
-import { remindInputSchema, resolveAnchorInputSchema, scheduleInputSchema } from '../../src/core/toolInputs';
+import { remindInputSchema, resolveAnchorInputSchema, scheduleInputSchema, waitInputSchema } from '../../src/core/toolInputs';
 import { wakeInputSchema } from '../../src/core/wake/contract';
 import { reminderRowSchema } from '../../src/core/schema';
 import { wakeRowSchema, type WakeRow } from '../../src/core/wake/row';
@@ -81,23 +81,25 @@ function schemaOf(schema: z.ZodType): unknown {
 }
 
 describe('life-thread mcp', { concurrency: 2 }, () => {
-  it('lists the four tools with the schemas generated from the tools’ zod schemas and their descriptions', async () => {
+  it('lists the five tools with the schemas generated from the tools’ zod schemas and their descriptions', async () => {
     const store = stores.freshStore();
     const s = await connect(store, store);
     try {
       const { tools } = await s.client.listTools();
-      assert.deepEqual(tools.map((t) => t.name), ['lifethread_remind', 'lifethread_schedule', 'lifethread_sendToLifeThread', 'lifethread_resolveAnchor']);
+      assert.deepEqual(tools.map((t) => t.name), ['lifethread_remind', 'lifethread_schedule', 'lifethread_sendToLifeThread', 'lifethread_resolveAnchor', 'lifethread_wait']);
       const byName = new Map(tools.map((t) => [t.name, t]));
       assert.deepEqual(byName.get('lifethread_remind')?.inputSchema, schemaOf(remindInputSchema));
       assert.deepEqual(byName.get('lifethread_schedule')?.inputSchema, schemaOf(scheduleInputSchema));
       assert.deepEqual(byName.get('lifethread_sendToLifeThread')?.inputSchema, schemaOf(wakeInputSchema));
       assert.deepEqual(byName.get('lifethread_resolveAnchor')?.inputSchema, schemaOf(resolveAnchorInputSchema));
+      assert.deepEqual(byName.get('lifethread_wait')?.inputSchema, schemaOf(waitInputSchema));
       const pkg = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { contributes: { languageModelTools: { name: string; modelDescription: string }[] } };
-      for (const t of tools) {
+      for (const t of tools.filter((x) => x.name !== 'lifethread_wait')) {
         const lm = pkg.contributes.languageModelTools.find((x) => x.name === t.name);
         assert.ok(lm && t.description?.startsWith(lm.modelDescription), `${t.name} describes itself as the language-model tool does`);
       }
-      assert.match(s.client.getInstructions() ?? '', /life-thread wait <wake id>/);
+      assert.match(s.client.getInstructions() ?? '', /<store>\/bin\/life-thread wait <wake id> --store <store> --timeout <s>/);
+      assert.match(s.client.getInstructions() ?? '', /call lifethread_wait \{ wake_id, timeout_seconds ≤ 50 \}/);
     } finally {
       await s.close();
     }
@@ -199,8 +201,11 @@ describe('life-thread mcp', { concurrency: 2 }, () => {
       assert.equal(r.isError, false, r.text);
       const row = wakeRowSchema.parse(jsonTail(r.text));
       // By the store's CLI entry and with its store: the agent's terminal may have neither on its PATH or in its environment.
-      assert.ok(r.text.includes(`run \`${cliLine(store, ['wait', row.id, '--store', store])}\` as a background command`), r.text);
+      const timeout = Math.ceil((Date.parse(row.nextRunAt ?? '') - Date.now()) / 1000) + 300;
+      const named = new RegExp(`Claude Code: run \`(.*?)\` as a background command`).exec(r.text)?.[1] ?? '';
+      assert.ok([timeout, timeout + 1].some((t) => named === cliLine(store, ['wait', row.id, '--store', store, '--timeout', String(t)])), r.text);
       assert.match(r.text, new RegExp(`/bin/life-thread'? wait ${row.id} --store `));
+      assert.ok(r.text.includes(`Codex and clients without background commands: call lifethread_wait {"wake_id":"${row.id}","timeout_seconds":50} in this turn`), r.text);
       assert.deepEqual({ kind: row.owner?.kind, client: row.owner?.client, cwd: row.owner?.cwd }, { kind: 'mcp', client: 'lt-test-client', cwd: store });
       const waited = await waitFor(store, [row.id]);
       assert.equal(waited.code, 0, waited.stderr);
@@ -208,7 +213,8 @@ describe('life-thread mcp', { concurrency: 2 }, () => {
       assert.equal(waited.stdout, `WAKE-2S look at the build\n\nlife_wake:\n  wake: ${row.id}\n  reason: timer\n`);
       const fired = (await wakeRows(store)).find((w) => w.id === row.id);
       assert.equal(fired?.status, 'fired');
-      assert.deepEqual([fired?.fact?.delivered, fired?.fact?.via], [true, 'wait']);
+      // A process cannot tell whether a model read what it printed.
+      assert.deepEqual([fired?.fact?.delivered, fired?.fact?.via, fired?.fact?.unverified], [true, 'wait', true]);
       // A second wait on a fired wake prints the same pulse at once, as JSON here; the row stays as it was.
       const again = await waitFor(store, [row.id, '--json']);
       assert.equal(again.code, 0, again.stderr);
@@ -236,7 +242,7 @@ describe('life-thread mcp', { concurrency: 2 }, () => {
     }
     const rows = await wakeRows(store);
     assert.equal(rows.length, 1);
-    assert.deepEqual([rows[0]?.status, rows[0]?.fact?.via, rows[0]?.fact?.delivered, rows[0]?.fact?.attempts], ['fired', 'wait', true, undefined]);
+    assert.deepEqual([rows[0]?.status, rows[0]?.fact?.via, rows[0]?.fact?.delivered, rows[0]?.fact?.unverified, rows[0]?.fact?.attempts], ['fired', 'wait', true, true, undefined]);
   });
 
   it('wait: an unknown id exits 2, a cancelled wake exits 2, --timeout exits 4', async () => {
@@ -259,7 +265,7 @@ describe('life-thread mcp', { concurrency: 2 }, () => {
     assert.match(cancelled.stderr, /was cancelled; it will not fire/);
   });
 
-  it('a client that takes channel pushes gets the pulse in its session (via mcp); one that set a log level gets a log message', async () => {
+  it('a client that takes channel pushes gets the pulse in its session (via mcp, unverified until a tool answer carries it); one that set a log level gets a log message', async () => {
     const store = stores.freshStore();
     const s = await connect(store, store, { channel: true });
     const logs = await connect(store, store, { name: 'logger' });
@@ -267,7 +273,6 @@ describe('life-thread mcp', { concurrency: 2 }, () => {
       const channelSchema = z.object({ method: z.literal('notifications/claude/channel'), params: z.object({ content: z.string(), meta: z.record(z.string(), z.string()) }) });
       const pushed = new Promise<z.infer<typeof channelSchema>['params']>((resolve) => s.client.setNotificationHandler(channelSchema, (n) => resolve(n.params)));
       const r = await call(s, 'lifethread_sendToLifeThread', { text: 'WAKE-CHANNEL', delay_seconds: 1 });
-      assert.match(r.text, /It comes back into this session as a channel event\./);
       const row = wakeRowSchema.parse(jsonTail(r.text));
       const got = await pushed;
       assert.equal(got.content, `WAKE-CHANNEL\n\nlife_wake:\n  wake: ${row.id}\n  reason: timer`);
@@ -278,9 +283,17 @@ describe('life-thread mcp', { concurrency: 2 }, () => {
       const l = wakeRowSchema.parse(jsonTail((await call(logs, 'lifethread_sendToLifeThread', { text: 'WAKE-LOG', delay_seconds: 1 })).text));
       assert.match(String(await logged), new RegExp(`^WAKE-LOG\\n\\nlife_wake:\\n  wake: ${l.id}\\n`));
 
+      // A push may stop at the client: both are unverified.
       const rows = await wakeRows(store);
       const facts = Object.fromEntries(rows.map((w) => [w.id, [w.status, w.fact?.via, w.fact?.delivered, w.fact?.unverified]]));
-      assert.deepEqual(facts, { [row.id]: ['fired', 'mcp', true, undefined], [l.id]: ['fired', 'mcp', true, true] });
+      assert.deepEqual(facts, { [row.id]: ['fired', 'mcp', true, true], [l.id]: ['fired', 'mcp', true, true] });
+      // The next tool answer in the channel session carries the whole pulse, which verifies it; the other session's row stays as it was.
+      const next = await call(s, 'lifethread_remind', { action: 'list' });
+      assert.ok(next.text.endsWith(`\n\n${got.content}`), next.text);
+      const after = Object.fromEntries((await wakeRows(store)).map((w) => [w.id, [w.status, w.fact?.via, w.fact?.unverified]]));
+      assert.deepEqual(after, { [row.id]: ['fired', 'mcp', undefined], [l.id]: ['fired', 'mcp', true] });
+      const again = await call(s, 'lifethread_remind', { action: 'list' });
+      assert.ok(!again.text.includes('WAKE-CHANNEL'), 'carried once');
     } finally {
       await s.close();
       await logs.close();
@@ -311,18 +324,28 @@ describe('life-thread mcp', { concurrency: 2 }, () => {
     }
   });
 
-  it('a wake that found no receiver rides on the answer to the session’s next tool call', async () => {
+  it('a session that asked for no push has its wake pushed as a channel event after a second left to a waiter; its next tool answer carries it and verifies it', async () => {
     const store = stores.freshStore();
     const s = await connect(store, store);
     try {
+      const channelSchema = z.object({ method: z.literal('notifications/claude/channel'), params: z.object({ content: z.string(), meta: z.record(z.string(), z.string()) }) });
+      let pushedAt = 0;
+      const pushed = new Promise<string>((resolve) =>
+        s.client.setNotificationHandler(channelSchema, (n) => {
+          pushedAt = Date.now();
+          resolve(n.params.content);
+        }),
+      );
       const row = wakeRowSchema.parse(jsonTail((await call(s, 'lifethread_sendToLifeThread', { text: 'WAKE-CARRIED', delay_seconds: 1 })).text));
-      // No push and no waiter: after its second of grace the server holds it for another receiver.
-      for (let i = 0; i < 100 && (await wakeRows(store))[0]?.status !== 'held'; i++) await new Promise((res) => setTimeout(res, 100));
-      assert.equal((await wakeRows(store))[0]?.heldReason, 'unreachable');
+      const content = await pushed;
+      assert.ok(pushedAt >= Date.parse(row.nextRunAt ?? '') + 1000, 'a `life-thread wait` had the first second');
+      assert.equal(content, `WAKE-CARRIED\n\nlife_wake:\n  wake: ${row.id}\n  reason: timer`);
+      const pushedRow = (await wakeRows(store))[0];
+      assert.deepEqual([pushedRow?.status, pushedRow?.fact?.via, pushedRow?.fact?.unverified], ['fired', 'mcp', true]);
       const next = await call(s, 'lifethread_remind', { action: 'list' });
-      assert.match(next.text, new RegExp(`\\n\\nWakes that fired while no receiver was listening:\\n\\nWAKE-CARRIED\\n\\nlife_wake:\\n  wake: ${row.id}\\n`));
+      assert.match(next.text, new RegExp(`\\n\\nWakes that fired \\(a pushed one may have reached you already; this answer carries each in full\\):\\n\\nWAKE-CARRIED\\n\\nlife_wake:\\n  wake: ${row.id}\\n  reason: timer$`));
       const fired = (await wakeRows(store))[0];
-      assert.deepEqual([fired?.status, fired?.fact?.via, fired?.fact?.delivered], ['fired', 'mcp', true]);
+      assert.deepEqual([fired?.status, fired?.fact?.via, fired?.fact?.delivered, fired?.fact?.unverified], ['fired', 'mcp', true, undefined]);
     } finally {
       await s.close();
     }

@@ -223,7 +223,7 @@ describe('life-thread run: failures', { concurrency: 2 }, () => {
 });
 
 describe('life-thread mcp: delivery', { concurrency: 2 }, () => {
-  it('a later server in the same folder takes over the wake its killed predecessor left; one in another folder does not', async () => {
+  it('a wake of a killed session goes to the first tool answer of the next session of the same client and folder (earlier_session, never pushed); not to another folder or client', async () => {
     const store = stores.freshStore();
     const cwd = stores.freshStore();
     const elsewhere = stores.freshStore();
@@ -234,29 +234,32 @@ describe('life-thread mcp: delivery', { concurrency: 2 }, () => {
     process.kill(pid, 'SIGKILL');
     await first.client.close().catch(() => undefined);
     const channelSchema = z.object({ method: z.literal('notifications/claude/channel'), params: z.object({ content: z.string(), meta: z.record(z.string(), z.string()) }) });
-    let otherGot = 0;
-    const other = await connect(['--store', store], elsewhere, { channel: true, before: (c) => c.setNotificationHandler(channelSchema, () => void otherGot++) });
+    const pushes: string[] = [];
+    const counting = (c: Client): void => c.setNotificationHandler(channelSchema, (n) => void pushes.push(n.params.content));
+    const other = await connect(['--store', store], elsewhere, { channel: true, before: counting });
+    const stranger = await connect(['--store', store], cwd, { name: 'another-client', channel: true, before: counting });
     try {
-      await new Promise((res) => setTimeout(res, 2000));
-      assert.equal(otherGot, 0, 'a server in another folder leaves it alone');
-      assert.equal((await wakeRows(store))[0]?.status, 'pending');
-      let pushed: (p: { content: string }) => void = () => undefined;
-      const pushedOnce = new Promise<{ content: string }>((resolve) => (pushed = resolve));
-      const same = await connect(['--store', store], cwd, { channel: true, before: (c) => c.setNotificationHandler(channelSchema, (n) => pushed(n.params)) });
+      await new Promise((res) => setTimeout(res, 2500));
+      for (const s of [other, stranger]) assert.ok(!(await call(s, 'lifethread_remind', { action: 'list' })).text.includes('WAKE-ADOPTED'));
+      assert.equal((await wakeRows(store))[0]?.status, 'pending', 'a session in another folder, or of another client, leaves it alone');
+      const refused = await call(other, 'lifethread_wait', { wake_id: row.id, timeout_seconds: 1 });
+      assert.equal(refused.isError, true);
+      assert.equal(refused.text, `Invalid input — wake_id: ${row.id} was set for another folder (${cwd}); this session serves ${elsewhere}`);
+      const same = await connect(['--store', store], cwd, { channel: true, before: counting });
       try {
-        const got = await Promise.race([pushedOnce, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no channel notification within 20 s')), 20_000))]);
-        assert.match(got.content, new RegExp(`^WAKE-ADOPTED\\n\\nlife_wake:\\n  wake: ${row.id}\\n`));
-        const fired = await until(async () => {
-          const r = (await wakeRows(store))[0];
-          return r?.status === 'fired' ? r : undefined;
-        }, 5000, 'the wake to be fired');
-        assert.deepEqual([fired.fact?.delivered, fired.fact?.via], [true, 'mcp']);
-        assert.equal(otherGot, 0);
+        // It claims the due wake and holds it for its next tool answer instead of pushing it.
+        await until(async () => ((await wakeRows(store))[0]?.status === 'held' ? true : undefined), 10_000, 'the wake to be held');
+        const answer = await call(same, 'lifethread_remind', { action: 'list' });
+        assert.match(answer.text, new RegExp(`\\n\\nWAKE-ADOPTED\\n\\nlife_wake:\\n  wake: ${row.id}\\n  reason: timer\\n  earlier_session: true$`));
+        const fired = (await wakeRows(store))[0];
+        assert.deepEqual([fired?.status, fired?.fact?.delivered, fired?.fact?.via, fired?.fact?.earlierSession, fired?.fact?.unverified], ['fired', true, 'mcp', true, undefined]);
+        assert.deepEqual(pushes, [], 'no session was pushed a wake it did not set');
       } finally {
         await same.client.close();
       }
     } finally {
       await other.client.close();
+      await stranger.client.close();
     }
   });
 

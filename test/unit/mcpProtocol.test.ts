@@ -7,13 +7,17 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { baseEnv, CLI, tempStores } from './helpers/cliHarness';
+import { wakeRowSchema } from '../../src/core/wake/row';
+import { baseEnv, CLI, runCli, tempStores } from './helpers/cliHarness';
 
 const stores = tempStores('lt-mcpproto-');
 
 interface Answer {
   jsonrpc: string;
   id: string | number | null;
+  /** A notification the server sent (no id). */
+  method?: string;
+  params?: { content?: string; meta?: Record<string, string> };
   result?: { content?: { text: string }[]; isError?: boolean };
   error?: { code: number; message: string };
 }
@@ -26,7 +30,7 @@ class RawSession {
   private buf = '';
   private waiters: (() => void)[] = [];
 
-  constructor(store: string) {
+  constructor(readonly store: string) {
     this.child = spawn(process.execPath, [CLI, 'mcp', '--store', store], { cwd: store, env: baseEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
     this.child.stdout.setEncoding('utf8').on('data', (c: string) => {
       this.buf += c;
@@ -59,6 +63,14 @@ class RawSession {
       });
     }
     return this.answers[seen] as Answer;
+  }
+
+  /** The first line (answer or notification) that `pick` selects, waiting for it. */
+  async find(pick: (a: Answer) => boolean, ms = 10_000): Promise<Answer> {
+    for (let seen = 0; ; seen++) {
+      const a = await this.next(seen, ms);
+      if (pick(a)) return a;
+    }
   }
 
   /** Sends one line and returns the answer it gets. */
@@ -151,5 +163,34 @@ describe('life-thread mcp on raw stdio lines', () => {
     assert.match(a.error?.message ?? '', /over 10485760 bytes/);
     assert.match(s.stderr, /life-thread mcp: a line over 10485760 bytes was refused/);
     await s.stillAnswers(41);
+  });
+});
+
+describe('life-thread mcp and Claude Code’s initialize', () => {
+  it('a client that declares no channel capability (as Claude Code does not) is pushed notifications/claude/channel with the pulse; the row is unverified until a tool answer carries the pulse', async () => {
+    const s = new RawSession(stores.freshStore());
+    try {
+      // Claude Code's handshake: its client name, roots, and no experimental capability.
+      const init = await s.ask(JSON.stringify({ method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: { roots: {} }, clientInfo: { name: 'claude-code', version: '2.1.332' } }, jsonrpc: '2.0', id: 0 }));
+      assert.deepEqual((init.result as { capabilities?: { experimental?: unknown } } | undefined)?.capabilities?.experimental, { 'claude/channel': {} }, 'the server declares the channel');
+      s.write(JSON.stringify({ method: 'notifications/initialized', jsonrpc: '2.0' }));
+      const set = await s.ask(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'lifethread_sendToLifeThread', arguments: { text: 'WAKE-RAW-CHANNEL', delay_seconds: 1 } } }));
+      const setText = set.result?.content?.[0]?.text ?? '';
+      const row = wakeRowSchema.parse(JSON.parse(setText.slice(setText.indexOf('\n\n{') + 2)));
+      const pushed = await s.find((a) => a.method === 'notifications/claude/channel');
+      const pulse = `WAKE-RAW-CHANNEL\n\nlife_wake:\n  wake: ${row.id}\n  reason: timer`;
+      assert.deepEqual(pushed.params, { content: pulse, meta: { wake_id: row.id, reason: 'timer' } });
+      const factOf = async (): Promise<unknown[]> => {
+        const r = await runCli(['wake', 'list', '--json', '--store', s.store], { cwd: s.store });
+        const w = wakeRowSchema.parse((JSON.parse(r.stdout) as unknown[])[0]);
+        return [w.status, w.fact?.via, w.fact?.delivered, w.fact?.unverified];
+      };
+      assert.deepEqual(await factOf(), ['fired', 'mcp', true, true]);
+      const next = await s.ask(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'lifethread_remind', arguments: { action: 'list' } } }));
+      assert.ok((next.result?.content?.[0]?.text ?? '').endsWith(`\n\n${pulse}`), JSON.stringify(next));
+      assert.deepEqual(await factOf(), ['fired', 'mcp', true, undefined]);
+    } finally {
+      assert.equal(await s.end(), 0);
+    }
   });
 });

@@ -124,4 +124,34 @@ describe('OS timer on a machine', () => {
     await assert.rejects(installTimer(planTimer(broken.store, 'cron', broken.m), broken.m), (e: unknown) => e instanceof TimerError && /crontab - failed: .*Permission denied/.test(e.message));
     assert.equal(broken.m.crontab, '1 2 * * * true\n');
   });
+
+  it('an install the machine refuses leaves nothing half installed, and a failed switch keeps the timer that ran', async () => {
+    const theirs = '# mine\n17 3 * * * /bin/true\n';
+    const { store, m } = setUp({ systemd: false, cron: true, crontab: theirs });
+    await installTimer(planTimer(store, 'cron', m), m);
+    const withOurs = m.crontab;
+    const plan = planTimer(store, 'systemd', m);
+    await assert.rejects(installTimer(plan, m), (e: unknown) => e instanceof TimerError && /systemctl --user daemon-reload failed: Failed to connect to bus/.test(e.message));
+    for (const f of plan.files) assert.equal(fs.existsSync(f.path), false, `${f.path} is not left behind`);
+    assert.equal(m.crontab, withOurs, 'the cron line that ran is kept');
+    assert.deepEqual((await findInstalled(store, m)).map((x) => x.kind), ['cron']);
+    const st = await timerStatus(store, m);
+    assert.deepEqual([st.kind, st.installed], ['cron', true]);
+
+    const mac = setUp({ platform: 'darwin' });
+    const first = planTimer(mac.store, 'launchd', mac.m);
+    await installTimer(first, mac.m);
+    const plist = first.files[0]?.path ?? '';
+    const old = `${fs.readFileSync(plist, 'utf8')}<!-- an older build's agent -->\n`;
+    fs.writeFileSync(plist, old);
+    mac.m.failBootstrap = 'Bootstrap failed: 5: Input/output error';
+    await assert.rejects(installTimer(planTimer(mac.store, 'launchd', mac.m), mac.m), (e: unknown) => e instanceof TimerError && /launchctl bootstrap .* failed: Bootstrap failed/.test(e.message));
+    assert.equal(fs.readFileSync(plist, 'utf8'), old, 'the agent file is put back as it was');
+    const fresh = setUp({ platform: 'darwin' });
+    fresh.m.failBootstrap = 'Bootstrap failed: 5: Input/output error';
+    const freshPlan = planTimer(fresh.store, 'launchd', fresh.m);
+    await assert.rejects(installTimer(freshPlan, fresh.m), TimerError);
+    assert.equal(fs.existsSync(freshPlan.files[0]?.path ?? ''), false, 'no agent file is left behind');
+    assert.deepEqual(await findInstalled(fresh.store, fresh.m), []);
+  });
 });

@@ -4,12 +4,14 @@
  * log; and the job's status and summary it names. Pure.
  */
 import type { LandingRef } from '../landing';
+import type { PathRules } from '../folderUri';
 import { stripControl } from '../controlCodes';
 import { redact } from '../redact';
 import { summarizeLines } from '../summary';
 import { isWakeId } from '../ids';
 import { LOG_TAIL_BYTES, PULSE_MAX_CHARS, PULSE_SUMMARY_MAX, type DeskState, type JobStatus, type WakeWhen } from './contract';
 import type { WakeRow } from './row';
+import { anchorPathWords, evidenceWords, linkWords, type PulseFolder } from './pulsePaths';
 
 // ---------------------------------------------------------------------------------------------
 // The desk the pulse names
@@ -98,6 +100,8 @@ export interface PulseEvent {
   wakeIds?: readonly string[];
   /** Sent again after a receiver died between sending and recording it (the row's fact.redelivered). */
   redelivered?: boolean;
+  /** Set by an MCP session that ended; delivered to the next session of the same client and folder (the row's fact.earlierSession). */
+  earlierSession?: boolean;
   /** The further wakes of a coalesced pulse (./coalesce.ts groupPulse), each on an `also_wake:` line. */
   alsoWakes?: readonly AlsoWake[];
 }
@@ -150,20 +154,28 @@ function fitText(raw: string, budget: number): string {
   return `${headOf(raw, budget - 1).trimEnd()}…`;
 }
 
-/** The evidence as the pulse names it: a file link as its path and lines (`/store/evidence/job-1.log#L16`), any other link as it is. */
-function evidenceWords(uri: string): string {
-  const m = /^file:\/\/(?:localhost)?(\/[^?#]*)(#L\d+(?:-L\d+)?)?$/i.exec(uri);
-  if (!m) return uri;
-  try {
-    return `${decodeURIComponent(m[1] ?? '')}${m[2] ?? ''}`;
-  } catch {
-    return uri;
-  }
-}
-
 function oneLine(s: string): string {
   // eslint-disable-next-line no-control-regex
   return s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').replace(/\s+/g, ' ').trim();
+}
+
+/** A landing as the pulse words it: paths inside the workspace relative (./pulsePaths.ts). */
+type LandingWords =
+  | { kind: 'deep_link'; key: 'path' | 'uri'; value: string }
+  | { kind: 'code_anchor'; path: string; symbol: string; lines: string; evidence: string | undefined }
+  | { kind: 'none' };
+
+function landingWords(l: LandingRef, folders: readonly PulseFolder[], rules: PathRules | undefined): LandingWords {
+  if (l.kind === 'deep_link') return { kind: 'deep_link', ...linkWords(l.uri, folders, rules) };
+  if (l.kind === 'none') return l;
+  const a = l.anchor;
+  return {
+    kind: 'code_anchor',
+    path: anchorPathWords(a.path, folders, rules),
+    symbol: a.symbol,
+    lines: `L${a.range.start.line + 1}-L${a.range.end.line + 1}`,
+    evidence: l.evidence === undefined ? undefined : evidenceWords(l.evidence, folders, rules),
+  };
 }
 
 type Budgets = Record<'text' | 'summary' | 'detail' | 'jobId' | 'uri' | 'path' | 'symbol' | 'alsoText', number>;
@@ -177,9 +189,10 @@ interface PulseParts {
   job: { id: string; status: JobStatus; exitCode: number | null; timedOut: boolean } | undefined;
   summary: string | undefined;
   detail: string | undefined;
-  landing: LandingRef | undefined;
+  landing: LandingWords | undefined;
   desk: DeskState | undefined;
   redelivered: boolean;
+  earlierSession: boolean;
   alsoWakes: readonly AlsoWake[];
 }
 
@@ -207,21 +220,31 @@ function renderParts(p: PulseParts, b: Budgets): string {
   if (p.detail !== undefined) lines.push(`  detail: ${fitQuoted(p.detail, b.detail)}`);
   if (p.landing) {
     const l = p.landing;
-    if (l.kind === 'deep_link') lines.push(`  landing: { kind: deep_link, uri: ${fitQuoted(l.uri, b.uri)} }`);
+    if (l.kind === 'deep_link') lines.push(`  landing: { kind: deep_link, ${l.key}: ${fitQuoted(l.value, b.uri)} }`);
     else if (l.kind === 'code_anchor') {
-      const a = l.anchor;
-      const symbol = a.symbol === '' ? '' : `, symbol: ${fitQuoted(a.symbol, b.symbol)}`;
+      const symbol = l.symbol === '' ? '' : `, symbol: ${fitQuoted(l.symbol, b.symbol)}`;
       const step = p.step === undefined ? '' : `, step: ${p.step}`;
-      lines.push(`  landing: { kind: code_anchor, path: ${fitQuoted(a.path, b.path)}${symbol}, lines: "L${a.range.start.line + 1}-L${a.range.end.line + 1}"${step} }`);
-      if (l.evidence !== undefined) lines.push(`  evidence: ${fitQuoted(evidenceWords(l.evidence), b.uri)}`);
+      lines.push(`  landing: { kind: code_anchor, path: ${fitQuoted(l.path, b.path)}${symbol}, lines: "${l.lines}"${step} }`);
+      if (l.evidence !== undefined) lines.push(`  evidence: ${fitQuoted(l.evidence, b.uri)}`);
     } else lines.push('  landing: { kind: none }');
   }
   if (p.desk) lines.push(`  desk: ${p.desk}`);
   for (const a of p.alsoWakes) lines.push(`  also_wake: ${a.id} ${fitQuoted(a.text, b.alsoText)}${alsoJob(a.job, b.jobId)}`);
   if (p.redelivered) lines.push('  redelivered: true');
+  if (p.earlierSession) lines.push('  earlier_session: true');
   const block = lines.join('\n');
   const text = fitText(p.text, b.text);
   return text === '' ? block : `${text}\n\n${block}`;
+}
+
+/** How a pulse is rendered: its cap, and the window's workspace folders (paths inside them are named relative). */
+export interface PulseOptions {
+  /** Default PULSE_MAX_CHARS. */
+  maxChars?: number;
+  /** None (outside a window): every path stays absolute. */
+  folders?: readonly PulseFolder[];
+  /** Default: the rules of the machine this runs on (src/core/folderUri.ts). */
+  rules?: PathRules;
 }
 
 /**
@@ -232,7 +255,7 @@ function renderParts(p: PulseParts, b: Budgets): string {
  * further wakes (`alsoWakes`) each get an `also_wake:` line with their text (cut, never dropped) and
  * job; only when even "…" does not fit are the last of them left out, of `wake:` too.
  */
-export function renderPulse(wake: PulseWake, event: PulseEvent = {}, opts: { maxChars?: number } = {}): string {
+export function renderPulse(wake: PulseWake, event: PulseEvent = {}, opts: PulseOptions = {}): string {
   const raw = opts.maxChars;
   const max = raw === undefined || !Number.isFinite(raw) ? PULSE_MAX_CHARS : Math.max(1, Math.floor(raw));
   const reason = event.reason ?? wake.when;
@@ -262,9 +285,10 @@ export function renderPulse(wake: PulseWake, event: PulseEvent = {}, opts: { max
         : undefined,
     summary: event.summary === undefined ? undefined : oneLine(headOf(event.summary, max * 2)),
     detail: event.detail === undefined ? undefined : oneLine(headOf(event.detail, max * 2)),
-    landing: event.landing,
+    landing: event.landing ? landingWords(event.landing, opts.folders ?? [], opts.rules) : undefined,
     desk: event.desk,
     redelivered: event.redelivered === true,
+    earlierSession: event.earlierSession === true,
     alsoWakes,
   };
   const budgets = (): Budgets => ({ text: Infinity, summary: PULSE_SUMMARY_MAX + 2, detail: 120, jobId: Infinity, uri: Infinity, path: Infinity, symbol: Infinity, alsoText: Infinity });
@@ -339,11 +363,11 @@ function currentLength(p: PulseParts, key: keyof Budgets, b: Budgets): number {
       return q(p.job?.id);
     case 'uri':
       // A code anchor's evidence is cut with the URI budget: a pulse has one or the other.
-      return q(p.landing?.kind === 'deep_link' ? p.landing.uri : p.landing?.kind === 'code_anchor' && p.landing.evidence !== undefined ? evidenceWords(p.landing.evidence) : undefined);
+      return q(p.landing?.kind === 'deep_link' ? p.landing.value : p.landing?.kind === 'code_anchor' ? p.landing.evidence : undefined);
     case 'path':
-      return q(p.landing?.kind === 'code_anchor' ? p.landing.anchor.path : undefined);
+      return q(p.landing?.kind === 'code_anchor' ? p.landing.path : undefined);
     case 'symbol':
-      return q(p.landing?.kind === 'code_anchor' && p.landing.anchor.symbol !== '' ? p.landing.anchor.symbol : undefined);
+      return q(p.landing?.kind === 'code_anchor' && p.landing.symbol !== '' ? p.landing.symbol : undefined);
     case 'alsoText':
       return Math.max(0, ...p.alsoWakes.map((a) => fitQuoted(a.text, b.alsoText).length));
   }
@@ -365,6 +389,7 @@ export function pulseEventOfRow(row: WakeRow): PulseEvent {
     ...(row.desk ? { desk: row.desk } : {}),
     wakeIds: [row.id],
     ...(f.redelivered ? { redelivered: true } : {}),
+    ...(f.earlierSession ? { earlierSession: true } : {}),
   };
 }
 

@@ -68,7 +68,7 @@ export function pulseWords(text: string): PulseWords | null {
   if (fields.landing !== undefined) {
     const l = flowMap(fields.landing);
     if (l.kind === 'code_anchor') landing = `${l.path ?? ''} ${l.lines ?? ''}${l.symbol ? ` (${l.symbol})` : ''}`.trim();
-    else if (l.kind === 'deep_link') landing = l.uri;
+    else if (l.kind === 'deep_link') landing = l.uri ?? l.path;
   }
   return {
     text: text.slice(0, at).trim(),

@@ -70,6 +70,8 @@ export const wakeFactSchema = z
     attempts: z.number().int().nonnegative().optional(),
     /** Taken over from a holder that died after its claim: the pulse may have gone out already (at least once, a repeat marked). */
     redelivered: z.boolean().optional(),
+    /** Delivered to a later MCP session of the same client and folder than the one that set it. */
+    earlierSession: z.boolean().optional(),
     /** Beside the job's own landing, outside a window: the failing line its output names (`/abs/path:19`) and its report page's URL. */
     locus: z.string().min(3).max(4200).optional(),
     report: z.string().min(1).max(8192).optional(),

@@ -1,18 +1,18 @@
 /**
- * The tools `life-thread mcp` offers (README "MCP and terminal agents"): the language-model tools
+ * The tools `life-thread mcp` offers (README "MCP and terminal agents"): `lifethread_wait` and the language-model tools
  * by the same names, their descriptions from package.json (the ones VS Code shows the model), input
  * schemas generated from the same zod schemas, and calls that run the same functions
  * (src/node/tools/).
  */
 import { z } from 'zod';
 import { contributes } from '../../../package.json';
-import { remindInputSchema, resolveAnchorInputSchema, scheduleInputSchema } from '../../core/toolInputs';
+import { remindInputSchema, resolveAnchorInputSchema, scheduleInputSchema, WAIT_TIMEOUT_MAX_S, waitInputSchema } from '../../core/toolInputs';
 import { wakeInputSchema } from '../../core/wake/contract';
 import { resolveAnchorTool, type AnchorToolHost } from '../tools/anchorTool';
 import { remindTool, scheduleTool, type ScheduleToolHost } from '../tools/scheduleTools';
 import { sendToLifeThread, type WakeToolHost } from '../tools/wakeTool';
 
-export const MCP_TOOL_NAMES = ['lifethread_remind', 'lifethread_schedule', 'lifethread_sendToLifeThread', 'lifethread_resolveAnchor'] as const;
+export const MCP_TOOL_NAMES = ['lifethread_remind', 'lifethread_schedule', 'lifethread_sendToLifeThread', 'lifethread_resolveAnchor', 'lifethread_wait'] as const;
 export type McpToolName = (typeof MCP_TOOL_NAMES)[number];
 
 const SCHEMAS: Record<McpToolName, z.ZodType> = {
@@ -20,7 +20,11 @@ const SCHEMAS: Record<McpToolName, z.ZodType> = {
   lifethread_schedule: scheduleInputSchema,
   lifethread_sendToLifeThread: wakeInputSchema,
   lifethread_resolveAnchor: resolveAnchorInputSchema,
+  lifethread_wait: waitInputSchema,
 };
+
+/** The one tool only MCP has (a VS Code chat is woken by Life Thread itself): its description here. */
+const WAIT_DESCRIPTION = `Wait for a wake this session (or an ended session of this client in this folder) set, in this turn: answers with the wake's pulse as soon as it fires, else after timeout_seconds (at most ${WAIT_TIMEOUT_MAX_S}) with "Not yet" and the wake's state; call it again to keep waiting. Use it where you cannot run \`life-thread wait\` as a background command (Codex): it needs no access to the store from your sandbox.`;
 
 /** Where the server's zone comes from (src/core/time/ownerZone.ts): no VS Code setting is read here. */
 const ZONE =
@@ -43,6 +47,7 @@ export interface McpTool {
 }
 
 function descriptionOf(name: McpToolName): string {
+  if (name === 'lifethread_wait') return WAIT_DESCRIPTION;
   const t = contributes.languageModelTools.find((x) => x.name === name);
   return `${t?.modelDescription ?? name}${OUTSIDE_A_WINDOW[name] ?? ''}`;
 }
@@ -62,6 +67,8 @@ export interface McpToolHosts {
   schedule: ScheduleToolHost;
   wake: WakeToolHost;
   anchor: AnchorToolHost;
+  /** `lifethread_wait`, run by the session (./waitTool.ts). */
+  wait(args: unknown): Promise<string>;
 }
 
 /** Runs a tool; bad input throws InputError(field, reason), as the language-model tools do. */
@@ -75,5 +82,7 @@ export async function callMcpTool(name: McpToolName, args: unknown, hosts: McpTo
       return (await sendToLifeThread(args, hosts.wake)).answer;
     case 'lifethread_resolveAnchor':
       return resolveAnchorTool(args, hosts.anchor);
+    case 'lifethread_wait':
+      return hosts.wait(args);
   }
 }

@@ -1,96 +1,59 @@
 /**
  * `life-thread mcp` (README "MCP and terminal agents"): a stdio MCP server over the store, built on
- * the official SDK. It offers the language-model tools (./catalog.ts), records its client as the
- * owner of the rows it adds, and takes part in the wakes' claim protocol like a window
- * (../wakeLoop.ts), so a wake set here fires whether or not VS Code is open. Delivery, in order:
- * pushed into this session where the client takes pushes (Claude Code channels; MCP log messages or
- * resource updates), or printed by a `life-thread wait` on it; otherwise it is held for a VS Code
- * window of its folder (falling back to a notification there), and the answer to the session's next
- * tool call carries it.
+ * the official SDK. It offers the language-model tools and `lifethread_wait` (./catalog.ts), records its
+ * client as the owner of the rows it adds, and takes part in the wakes' claim protocol like a window
+ * (../wakeLoop.ts), so a wake set here fires whether or not VS Code is open. Delivery: into a
+ * `lifethread_wait` call waiting on it (verified); else a `life-thread wait` on it gets the first
+ * moment (via wait, unverified); else it is pushed into the session as a Claude Code channel event
+ * (and a log message or resource update where asked), recorded unverified, and the session's next
+ * tool answer carries it again, which verifies it (./carry.ts). Once the session ended, its wakes go to
+ * the next session of the same client and folder (./session.ts) or a VS Code window of the folder.
  *
  * Bundled apart (dist/mcp.js) and loaded only by this verb, so the SDK never slows other verbs.
  */
 import { mkdir, readFile } from 'node:fs/promises';
-import type { Readable, Writable } from 'node:stream';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
   ErrorCode,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
-  LoggingLevelSchema,
   McpError,
   ReadResourceRequestSchema,
   SetLevelRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
   type CallToolResult,
-  type LoggingLevel,
-  type Notification,
-  type Request,
-  type Result,
 } from '@modelcontextprotocol/sdk/types.js';
-import { ownerOf, type Holder } from '../../core/claim';
+import { ownerOf } from '../../core/claim';
 import { InputError } from '../../core/errors';
 import { isInsideFolders } from '../../core/landing';
 import { WAKE_URI_PREFIX, wakeIdOfUri, wakeUri } from '../../core/ids';
-import { cliLine } from '../../core/mcpConfig';
 import type { Owner } from '../../core/schema';
 import type { OwnerZone } from '../../core/time/ownerZone';
-import { renderPulse } from '../../core/wake/pulse';
 import { pulseEventOutside } from '../pulseOutside';
 import type { ClaimedWake, WakeRow } from '../../core/wake/row';
 import { pulseHealthLine } from '../health';
 import { landingFromInput } from '../landingInput';
-import { holderFor, processLiveness } from '../liveness';
-import { ScheduleStore } from '../schedule';
+import { processLiveness } from '../liveness';
 import { StoreError } from '../store/errors';
 import { resolveAnchorOnDisk } from '../tools/anchorTool';
-import { WakeLoop, type Delivery } from '../wakeLoop';
-import { commandWakeHook, rederiveCommandWakes } from '../commandWakes';
-import { WakeStore } from '../wakes';
+import { WakeLoop, type Delivery, type WakeBatch } from '../wakeLoop';
+import { rederiveCommandWakes } from '../commandWakes';
 import { foldersHolding, liveWindows } from '../windows';
+import { carryPulses, sessionPulse } from './carry';
 import { callMcpTool, isMcpToolName, mcpTools, type McpToolHosts, type McpToolName } from './catalog';
+import { INSTRUCTIONS, wakeNote } from './instructions';
+import { adoptable, clientName, ofThisFolder, openSession, ownRow, type McpServeOptions, type Session } from './session';
 import { StdioLines } from './stdioLines';
+import { waitTool } from './waitTool';
 
-/** How long a session that cannot take pushes leaves a due wake to a `life-thread wait` before it holds it for a window. */
-export const WAITER_FIRST_MS = 1000;
+/** How long a session whose client asked for no push leaves a due wake to a `life-thread wait` before it pushes it itself. */
+const WAITER_FIRST_MS = 1000;
 /** MCP's code for a resource that does not exist (JSON-RPC leaves -32000…-32099 to servers). */
 const RESOURCE_NOT_FOUND = -32002;
 /** Deep links a landing may use (VS Code's schemes; no window to ask for its own). */
 const URI_SCHEMES = ['vscode', 'vscode-insiders', 'code-oss'];
-
-/** Claude Code channels (research preview): the capability and the notification its documentation names. */
-const CHANNEL_CAPABILITY = 'claude/channel';
-interface ChannelNotification extends Notification {
-  method: 'notifications/claude/channel';
-  params: { content: string; meta: Record<string, string> };
-}
-
-export const INSTRUCTIONS = [
-  'Life Thread keeps durable reminders, scheduled commands and wakes. Call lifethread_sendToLifeThread to be woken later (a timer, or when a `life-thread run` job ends) instead of polling.',
-  'A wake comes back as a pulse: the text you left yourself, then a `life_wake:` block (wake id, reason, job status and exit code, a one-line summary, a landing on the evidence). Continue the work it names.',
-  'With Claude Code channels the pulse arrives as a <channel source="life-thread" wake_id="w-…" reason="…"> event. Otherwise run `life-thread wait <wake id>` as a background command: it prints the pulse when the wake fires.',
-].join('\n');
-
-export interface McpServeOptions {
-  storeDir: string;
-  /** The server's working directory: the owner's `cwd`, command rows' directory, the folder anchors may read. */
-  cwd: string;
-  /** The owner's zone, asked on every tool call: the store's owner.json can change while the server runs. */
-  zone: () => Promise<OwnerZone>;
-  version: string;
-  lockWaitMs?: number;
-  stdin?: Readable;
-  stdout?: Writable;
-  /** Diagnostics (stderr): never stdout, which carries the protocol. */
-  log?: (line: string) => void;
-}
-
-function sameProcess(owner: Owner | undefined, holder: Holder): boolean {
-  return owner?.kind === 'mcp' && owner.pid === holder.pid && owner.start === holder.start && owner.host === holder.host;
-}
 
 function toolError(err: unknown): CallToolResult {
   const text =
@@ -102,118 +65,69 @@ function toolError(err: unknown): CallToolResult {
   return { isError: true, content: [{ type: 'text', text }] };
 }
 
-type McpServer = Server<Request, ChannelNotification, Result>;
-
-/** What this session's client takes: channel events, log messages at the level it set, updates of the wake resources it subscribed to. */
-class ClientReach {
-  logLevel: LoggingLevel | undefined;
-  readonly subscribed = new Set<string>();
-
-  constructor(private readonly server: McpServer) {}
-
-  channel(): boolean {
-    return this.server.getClientCapabilities()?.experimental?.[CHANNEL_CAPABILITY] !== undefined;
-  }
-
-  logsNotice(): boolean {
-    const levels = LoggingLevelSchema.options;
-    return this.logLevel !== undefined && levels.indexOf('notice') >= levels.indexOf(this.logLevel);
-  }
-
-  /** The wake's pulse can be pushed into this session (no `life-thread wait` needed). */
-  pushable(row: WakeRow): boolean {
-    return this.channel() || this.logsNotice() || this.subscribed.has(wakeUri(row.id));
-  }
-}
-
-/** What the parts of one session share: its options, its stores, itself as a wake holder, the SDK server and its client's reach. */
-interface Session {
-  opts: McpServeOptions;
-  log: (line: string) => void;
-  holder: Holder;
-  wakes: WakeStore;
-  schedule: ScheduleStore;
-  server: McpServer;
-  reach: ClientReach;
-}
-
-function openSession(opts: McpServeOptions, log: (line: string) => void): Session {
-  const holder = holderFor('mcp');
-  const wakes = new WakeStore({ dir: opts.storeDir, lockWaitMs: opts.lockWaitMs });
-  // A command row removed through the tools fires the wakes waiting on it as lost.
-  const schedule = new ScheduleStore({ dir: opts.storeDir, lockWaitMs: opts.lockWaitMs, commandEnds: commandWakeHook(wakes, holder, (line) => log(`wakes: ${line}`)) });
-  const server: McpServer = new Server<Request, ChannelNotification, Result>(
-    { name: 'life-thread', version: opts.version },
-    { capabilities: { tools: {}, logging: {}, resources: { subscribe: true }, experimental: { [CHANNEL_CAPABILITY]: {} } }, instructions: INSTRUCTIONS },
-  );
-  return { opts, log, holder, wakes, schedule, server, reach: new ClientReach(server) };
-}
-
-function ownRow(s: Session, row: WakeRow): boolean {
-  return sameProcess(row.owner, s.holder);
-}
-
-/** A wake left by an earlier session in this folder whose server is gone comes back to this one. */
-function adoptable(s: Session, row: WakeRow): boolean {
-  return row.owner?.kind === 'mcp' && !ownRow(s, row) && row.owner.cwd === s.opts.cwd && processLiveness(row.owner) === false;
-}
-
 async function ownerFor(s: Session, kind: 'row' | 'wake'): Promise<Owner> {
   const folders = kind === 'wake' ? foldersHolding(await liveWindows(s.opts.storeDir, processLiveness), s.opts.cwd) : [];
-  return ownerOf(s.holder, { kind: 'mcp', client: s.server.getClientVersion()?.name ?? 'unknown MCP client', cwd: s.opts.cwd, folders });
+  return ownerOf(s.holder, { kind: 'mcp', client: clientName(s), cwd: s.opts.cwd, folders });
 }
 
-/** Sends each claimed wake's pulse every way the client takes it. */
-async function pushPulses(s: Session, claims: readonly ClaimedWake[]): Promise<{ channel: boolean }> {
-  const viaChannel = s.reach.channel();
+/** Pushes each claimed wake's pulse into the session: a channel event always, a log message or a resource update where the client asked. */
+async function pushPulses(s: Session, claims: readonly ClaimedWake[]): Promise<void> {
   for (const c of claims) {
-    const pulse = renderPulse(c.row, pulseEventOutside(c.row));
+    const pulse = sessionPulse(s, c.row);
     const meta: Record<string, string> = { wake_id: c.id, reason: c.row.when };
     if (c.row.fact?.jobStatus) meta.job_status = c.row.fact.jobStatus;
     if (typeof c.row.fact?.exitCode === 'number') meta.exit_code = String(c.row.fact.exitCode);
     if (c.row.fact?.redelivered) meta.redelivered = 'true';
     if (c.row.fact?.timedOut === true) meta.timed_out = 'true';
-    if (viaChannel) await s.server.notification({ method: 'notifications/claude/channel', params: { content: pulse, meta } });
+    // Claude Code reads channel events without declaring so (when started with channels); other clients ignore them.
+    await s.server.notification({ method: 'notifications/claude/channel', params: { content: pulse, meta } });
     if (s.reach.logsNotice()) await s.server.notification({ method: 'notifications/message', params: { level: 'notice', logger: 'life-thread', data: pulse } });
     const uri = wakeUri(c.id);
     if (s.reach.subscribed.has(uri)) await s.server.sendResourceUpdated({ uri });
   }
-  return { channel: viaChannel };
 }
 
-/** The session's part in the wakes' claim protocol: it claims its own wakes (and adoptable ones) and pushes them when it can. */
+/** One pulse for a batch (its further wakes on `also_wake:` lines), with the landing re-found on disk. */
+function batchPulse(s: Session, b: WakeBatch): string {
+  const first = b.claims[0];
+  if (!first) return '';
+  const outside = pulseEventOutside(first.row);
+  return sessionPulse(s, first.row, { ...b.event, ...(outside.landing ? { landing: outside.landing } : {}), ...(outside.landingStep ? { landingStep: outside.landingStep } : {}) });
+}
+
+/**
+ * The session's part in the wakes' claim protocol. It claims its own wakes, those an ended session of
+ * its client and folder left, and any of its folder a `lifethread_wait` call waits on. A waiting call
+ * gets the pulse in its answer (verified); otherwise its own wakes are pushed (unverified, and carried
+ * by the next tool answer) and an ended session's wait for the next tool answer.
+ */
 function sessionCourier(s: Session): WakeLoop {
+  const waited = (r: WakeRow): boolean => s.waits.has(r.id) && r.owner?.kind !== 'window' && ofThisFolder(s, r);
   return new WakeLoop({
     store: s.wakes,
     holder: s.holder,
-    claimable: (r) => ownRow(s, r) || adoptable(s, r),
-    dueDelayMs: (r) => (s.reach.pushable(r) ? 0 : WAITER_FIRST_MS),
-    reachable: (r) => s.reach.pushable(r),
+    claimable: (r) => ownRow(s, r) || adoptable(s, r) || waited(r),
+    dueDelayMs: (r) => (s.reach.asked(r) || s.waits.has(r.id) ? 0 : WAITER_FIRST_MS),
+    reachable: (r) => ownRow(s, r) || waited(r),
     watchStore: true,
-    deliver: async ({ claims }): Promise<Delivery> => {
-      if (!claims.every((c) => s.reach.pushable(c.row))) return { hold: 'unreachable' };
-      const sent = await pushPulses(s, claims);
-      // Only a channel puts the pulse in front of the model; log lines and resource updates may stop at the client.
-      return { fact: { delivered: true, via: 'mcp', ...(sent.channel ? {} : { unverified: true }) } };
+    deliver: async (b): Promise<Delivery> => {
+      const ids = b.claims.map((c) => c.id);
+      const earlier = b.claims.filter((c) => !ownRow(s, c.row)).map((c) => c.id);
+      if (ids.some((id) => s.waits.has(id))) {
+        if (earlier.length > 0) await s.wakes.annotate(earlier, { earlierSession: true });
+        if (s.waits.hand(ids, batchPulse(s, b))) return { fact: { delivered: true, via: 'mcp' } };
+      }
+      if (earlier.length > 0) return { hold: 'unreachable' };
+      await pushPulses(s, b.claims);
+      // A push may stop at the client: unverified until a tool answer carries the pulse (./carry.ts).
+      return { fact: { delivered: true, via: 'mcp', unverified: true } };
+    },
+    observe: (rows) => {
+      for (const l of [...s.waits.listeners]) l(rows);
     },
     rederive: (rows) => rederiveCommandWakes(s.wakes, rows, () => s.schedule.listCommands(), s.holder),
     onError: (err) => s.log(`wakes: ${err instanceof Error ? err.message : String(err)}`),
   });
-}
-
-/** Wakes of this session that waited for a receiver ride on the answer to its next tool call. */
-async function carryHeld(s: Session): Promise<string> {
-  const heldHere = (r: WakeRow): boolean => r.status === 'held' && r.heldReason === 'unreachable' && ownRow(s, r);
-  const held = (await s.wakes.list()).filter(heldHere);
-  if (held.length === 0) return '';
-  const claims = await s.wakes.claimHeld({ now: new Date(), holder: s.holder }, { eligible: heldHere });
-  if (claims.length === 0) return '';
-  const pulses = claims.map((c) => renderPulse(c.row, pulseEventOutside(c.row)));
-  await s.wakes.delivered(
-    claims.map((c) => c.id),
-    { delivered: true, via: 'mcp' },
-  );
-  return `\n\nWakes that fired while no receiver was listening:\n\n${pulses.join('\n\n')}`;
 }
 
 /** What the tools of ./catalog.ts act on in this session, in the owner's zone of this call. */
@@ -246,10 +160,7 @@ function toolHosts(s: Session, courier: WakeLoop, zone: OwnerZone): McpToolHosts
           },
         }),
       changed: () => courier.poke(),
-      note: (row) =>
-        s.reach.channel()
-          ? ' It comes back into this session as a channel event.'
-          : ` To be told here when it fires, run \`${cliLine(opts.storeDir, ['wait', row.id, '--store', opts.storeDir])}\` as a background command (it prints the pulse); without one it goes to @life in a VS Code window of this folder.`,
+      note: (row) => wakeNote(opts.storeDir, row, new Date()),
     },
     anchor: {
       resolve: (anchor) => resolveAnchorOnDisk(anchor, [opts.cwd]),
@@ -257,6 +168,7 @@ function toolHosts(s: Session, courier: WakeLoop, zone: OwnerZone): McpToolHosts
       topicDir: (topic) => `${opts.cwd}/.life-thread/topics/${topic}`,
       noOpen: 'cannot open places outside a VS Code window; resolve without open, or use the landing in the answer',
     },
+    wait: (args) => waitTool(s, courier, args),
   };
 }
 
@@ -266,8 +178,8 @@ async function callTool(s: Session, courier: WakeLoop, name: McpToolName, args: 
     if (name === 'lifethread_sendToLifeThread') h.wake.owner = await ownerFor(s, 'wake');
     else h.schedule.owner = await ownerFor(s, 'row');
     const text = await callMcpTool(name, args ?? {}, h);
-    const carried = await carryHeld(s).catch((err: unknown) => {
-      s.log(`held wakes: ${String(err)}`);
+    const carried = await carryPulses(s).catch((err: unknown) => {
+      s.log(`carried wakes: ${String(err)}`);
       return '';
     });
     return { content: [{ type: 'text', text: `${text}${carried}` }] };
@@ -312,7 +224,7 @@ function serveResources(s: Session): void {
     // The update is sent while the wake is being delivered (the row is marked fired right after), so a
     // client that reads at once finds a claimed, triggered row: its pulse is already fixed.
     const ready = row.status === 'fired' || (row.status === 'delivering' && row.triggeredAt !== undefined);
-    const text = ready ? renderPulse(row, pulseEventOutside(row)) : `${row.id} is ${row.status}; its pulse is here once it fires.`;
+    const text = ready ? sessionPulse(s, row) : `${row.id} is ${row.status}; its pulse is here once it fires.`;
     return { contents: [{ uri: req.params.uri, mimeType: 'text/plain', text }] };
   });
 }
@@ -362,7 +274,7 @@ export async function serveMcp(opts: McpServeOptions): Promise<void> {
   const log = opts.log ?? (() => undefined);
   // The courier watches the store directory: a first session on a new store makes it.
   await mkdir(opts.storeDir, { recursive: true });
-  const session = openSession(opts, log);
+  const session = openSession(opts, log, INSTRUCTIONS);
   const courier = sessionCourier(session);
   const inflight = serveTools(session, courier);
   serveResources(session);

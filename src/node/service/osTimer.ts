@@ -142,49 +142,73 @@ export async function findInstalled(storeDir: string, sys: TimerSystem): Promise
   return found;
 }
 
-/** Installs the plan; `changed` is false when everything was already in place. Other kinds of this store's timer are removed first. */
+/**
+ * Installs the plan; `changed` is false when everything was already in place. Other kinds of this
+ * store's timer are removed only once the new one is in place, so a failed switch keeps the timer
+ * that ran; a failed install puts back the files it wrote, so nothing half installed is left behind.
+ */
 export async function installTimer(plan: TimerPlan, sys: TimerSystem): Promise<{ changed: boolean; replaced: InstalledTimer[] }> {
   const storeDir = plan.storeDir;
   await fsp.mkdir(path.dirname(timerLogPath(storeDir)), { recursive: true });
   const others = (await findInstalled(storeDir, sys)).filter((t) => t.kind !== plan.kind);
+  const changed = await installKind(plan, sys);
   for (const t of others) await removeInstalled(storeDir, t, sys);
-  let changed = others.length > 0;
+  return { changed: changed || others.length > 0, replaced: others };
+}
+
+/** Puts each file back as it was before this install: its old text, or no file. */
+async function restoreFiles(before: readonly { path: string; text: string | null }[]): Promise<void> {
+  for (const f of before) {
+    await (f.text === null ? fsp.unlink(f.path) : writeFileAtomic(f.path, f.text, { mode: 0o644 })).catch(() => undefined);
+  }
+}
+
+async function installKind(plan: TimerPlan, sys: TimerSystem): Promise<boolean> {
+  const storeDir = plan.storeDir;
   const n = timerNames(storeDir);
   if (plan.kind === 'cron') {
     const line = plan.cronLine ?? cronLine(storeDir);
     const current = await readCrontab(sys);
     const next = crontabWith(current, line, n.marker);
-    if (next !== current) {
-      await writeCrontab(sys, next);
-      changed = true;
-    }
-    return { changed, replaced: others };
+    if (next === current) return false;
+    await writeCrontab(sys, next);
+    return true;
   }
-  let wrote = false;
+  const before: { path: string; text: string | null }[] = [];
   for (const f of plan.files) {
-    if ((await readText(f.path)) === f.text) continue;
-    await writeFileAtomic(f.path, f.text, { mode: 0o644 });
-    wrote = true;
+    const text = await readText(f.path);
+    if (text !== f.text) before.push({ path: f.path, text });
   }
-  if (plan.kind === 'systemd') {
-    if (wrote) await must(sys, 'systemctl', ['--user', 'daemon-reload']);
-    const active = await sys.run('systemctl', ['--user', 'is-active', `${n.unit}.timer`]);
-    const enabled = await sys.run('systemctl', ['--user', 'is-enabled', `${n.unit}.timer`]);
-    if (wrote || active.code !== 0 || enabled.code !== 0) {
+  const wrote = before.length > 0;
+  let wasLoaded = false;
+  try {
+    for (const f of plan.files) if (before.some((b) => b.path === f.path)) await writeFileAtomic(f.path, f.text, { mode: 0o644 });
+    if (plan.kind === 'systemd') {
+      if (wrote) await must(sys, 'systemctl', ['--user', 'daemon-reload']);
+      const active = await sys.run('systemctl', ['--user', 'is-active', `${n.unit}.timer`]);
+      const enabled = await sys.run('systemctl', ['--user', 'is-enabled', `${n.unit}.timer`]);
+      if (!wrote && active.code === 0 && enabled.code === 0) return false;
       await must(sys, 'systemctl', ['--user', 'enable', '--now', `${n.unit}.timer`]);
-      changed = true;
+      return true;
     }
-    return { changed: changed || wrote, replaced: others };
-  }
-  const target = `gui/${sys.uid}`;
-  const loaded = (await sys.run('launchctl', ['print', `${target}/${n.label}`])).code === 0;
-  if (wrote || !loaded) {
+    const target = `gui/${sys.uid}`;
+    const loaded = (await sys.run('launchctl', ['print', `${target}/${n.label}`])).code === 0;
+    if (!wrote && loaded) return false;
     // A changed agent is loaded afresh: bootstrap refuses one that is loaded already.
-    if (loaded) await sys.run('launchctl', ['bootout', `${target}/${n.label}`]);
+    if (loaded) {
+      await sys.run('launchctl', ['bootout', `${target}/${n.label}`]);
+      wasLoaded = true;
+    }
     await must(sys, 'launchctl', ['bootstrap', target, plistPath(sys, storeDir)]);
-    changed = true;
+    return true;
+  } catch (e) {
+    await restoreFiles(before);
+    // systemd reads the units again so that it does not keep the ones just put back.
+    if (plan.kind === 'systemd' && wrote) await sys.run('systemctl', ['--user', 'daemon-reload']);
+    // The agent that ran before this install is loaded again from its old plist.
+    if (wasLoaded) await sys.run('launchctl', ['bootstrap', `gui/${sys.uid}`, plistPath(sys, storeDir)]);
+    throw e;
   }
-  return { changed: changed || wrote, replaced: others };
 }
 
 async function removeInstalled(storeDir: string, t: InstalledTimer, sys: TimerSystem): Promise<void> {

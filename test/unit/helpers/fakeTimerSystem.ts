@@ -13,6 +13,8 @@ export interface FakeMachine extends TimerSystem {
   loaded: Set<string>;
   /** Make the next `crontab -` fail with this message. */
   failCrontabWrite?: string;
+  /** Make every `launchctl bootstrap` fail with this message. */
+  failBootstrap?: string;
 }
 
 const ok = (stdout = ''): RunResult => ({ code: 0, stdout, stderr: '', notFound: false });
@@ -78,6 +80,7 @@ function answer(m: FakeMachine, opts: { systemd?: boolean; cron?: boolean }, cmd
     const target = args[0] === 'bootstrap' ? `${args[1] ?? ''}/${(args[2] ?? '').replace(/^.*\//, '').replace(/\.plist$/, '')}` : (args[1] ?? '');
     if (args[0] === 'print') return m.loaded.has(target) ? ok() : fail('Could not find service', 113);
     if (args[0] === 'bootstrap') {
+      if (m.failBootstrap) return fail(m.failBootstrap, 5);
       m.loaded.add(target);
       return ok();
     }

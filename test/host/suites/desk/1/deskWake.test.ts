@@ -100,6 +100,7 @@ describe('the desk in the job-finish pipeline (real tasks)', function () {
     const api = await lifeThread();
     await api.desk.desk.stopStarted().catch(() => undefined);
     await setCdp({ endpoint: undefined, chromiumPath: undefined });
+    await vscode.workspace.getConfiguration('lifeThread').update('wake.prepare', undefined, vscode.ConfigurationTarget.Global);
     await vscode.workspace.getConfiguration('lifeThread').update('wake.maxPerHour', undefined, vscode.ConfigurationTarget.Global);
   });
 
@@ -113,13 +114,12 @@ describe('the desk in the job-finish pipeline (real tasks)', function () {
     const { text, landing } = await delivered;
     assert.match(text, /desk: none/, text);
     assert.match(text, /summary: "4 passed, 0 failed"|summary: "[^"]*4[^"]*"/, text);
-    const uri = landingUri(text) ?? '';
-    assert.match(uri, /^file:\/\/.*\/evidence\/[^/]+#L\d+/, `the landing is the evidence's summary line: ${text}`);
-    assert.doesNotMatch(uri, /\.html/);
+    const path = /landing: \{ kind: deep_link, path: "([^"]+)" \}/.exec(text)?.[1] ?? '';
+    assert.match(path, /^\.life-thread\/evidence\/w-[\w-]+\.log#L\d+$/, `the landing is the evidence's summary line, in the workspace: ${text}`);
     assert.equal(landing?.kind, 'file', JSON.stringify(landing));
     const ed = vscode.window.activeTextEditor;
     assert.ok(ed, 'an editor is open on the landing');
-    assert.ok(ed.document.uri.fsPath.startsWith(api.storeDir), `the evidence, not ${ed.document.uri.fsPath}`);
+    assert.ok(ed.document.uri.fsPath.startsWith(join(root(), '.life-thread', 'evidence')), `the evidence, not ${ed.document.uri.fsPath}`);
     assert.match(ed.document.lineAt(ed.selection.start.line).text, /# (pass 4|fail 0)/, 'the summary line is selected');
     assert.ok(!vscode.window.visibleTextEditors.some((e) => e.document.uri.fsPath.endsWith('.html')), 'the report\'s HTML source is not shown');
     assert.ok(ed.document.getText().includes('rep-default/index.html'), 'the evidence names the report\'s path');
@@ -135,6 +135,8 @@ describe('the desk in the job-finish pipeline (real tasks)', function () {
 
   it('Chromium: a task writes report/index.html and prints its path → desk: prepared, the page open over CDP, the cdp://evidence/… landing brings it to front; a second run is desk: ok and one desk page', async function () {
     if (!existsSync(CHROMIUM)) this.skip();
+    // The job's end prepares the desk itself here: the warm-up at the wake's setting (deskWarmup.test.ts) would restore the page first.
+    await vscode.workspace.getConfiguration('lifeThread').update('wake.prepare', false, vscode.ConfigurationTarget.Global);
     await setCdp({ endpoint: '', chromiumPath: CHROMIUM });
     const api = await lifeThread();
     const reportUrl = pathToFileURL(join(root(), 'report', 'index.html')).href;
@@ -144,7 +146,8 @@ describe('the desk in the job-finish pipeline (real tasks)', function () {
     const { text, landing } = await first.delivered;
     assert.match(text, /desk: prepared/, text);
     const uri = landingUri(text) ?? '';
-    assert.match(uri, /^cdp:\/\/evidence\/job-[a-z0-9]+-report$/, text);
+    // The report's evidence id is the wake's id, as the evidence file is named after it.
+    assert.equal(uri, `cdp://evidence/${first.id}-report`, text);
     assert.equal(landing?.kind, 'cdp');
     const evidenceId = uri.slice('cdp://evidence/'.length);
 

@@ -5,10 +5,13 @@
  * pulse's `evidence:` line, and an "Open evidence" CodeLens on the landed line that opens it on the
  * summary line — while the report is remembered on the desk. The same command through
  * `life-thread run --wake … -- npm test` in a terminal lands the same way, its log as the evidence.
+ * The pulse names workspace paths (demo/src/calc.js, .life-thread/evidence/<wake id>.log), and the
+ * evidence lives in the workspace's continuity folder, which git never sees.
  * Default desk settings (nothing at 127.0.0.1:9222, no chromiumPath): `desk: none`.
  */
 import * as assert from 'node:assert/strict';
-import { cpSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as vscode from 'vscode';
@@ -57,13 +60,24 @@ function demoTask(name: string): vscode.Task {
 
 const escape = (s: string): string => s.replace(/[/.\\^$*+?()[\]{}|]/g, '\\$&');
 
-/** What the pulse says the code landing and its evidence are. */
+/** What the pulse says the code landing and its evidence are: paths relative to the workspace folder (demo/src/calc.js), never absolute. */
 function codeLandingOf(pulse: string): { evidence: string } {
-  const calc = join(demo(), 'src', 'calc.js');
-  assert.match(pulse, new RegExp(`landing: \\{ kind: code_anchor, path: "${escape(calc)}", symbol: "Calculator\\.average", lines: "L19-L19", step: exact \\}\\n {2}evidence: "`), pulse);
+  assert.match(pulse, new RegExp(`landing: \\{ kind: code_anchor, path: "${escape('demo/src/calc.js')}", symbol: "Calculator\\.average", lines: "L19-L19", step: exact \\}\\n {2}evidence: "`), pulse);
+  assert.doesNotMatch(pulse, new RegExp(escape(root())), 'no absolute path into the workspace');
   const evidence = /\n {2}evidence: "([^"]+)"/.exec(pulse)?.[1];
   assert.ok(evidence, pulse);
   return { evidence };
+}
+
+/** The window's evidence folder: the continuity folder of the workspace's first folder. */
+const evidenceDir = (): string => join(root(), '.life-thread', 'evidence');
+
+const git = (...args: string[]): string => execFileSync('git', args, { cwd: root(), encoding: 'utf8' }).trim();
+
+/** Nothing the evidence folder holds shows in `git status` of a repository whose own .gitignore does not name .life-thread. */
+function assertNothingToCommit(): void {
+  const status = git('status', '--porcelain', '--untracked-files=all');
+  assert.doesNotMatch(status, /\.life-thread\/evidence/, status);
 }
 
 /** The landed line's "Open evidence" lens is run: the evidence opens in an editor (on the summary line when its link names one). */
@@ -97,6 +111,13 @@ describe('the demo\u2019s failing tests through the job-finish pipeline', functi
     assert.ok(ext);
     rmSync(demo(), { recursive: true, force: true });
     cpSync(join(ext.extensionPath, 'demo'), demo(), { recursive: true });
+    // The workspace as a repository whose own .gitignore says nothing of .life-thread.
+    if (!existsSync(join(root(), '.git'))) {
+      git('init', '-q');
+      writeFileSync(join(root(), '.gitignore'), 'node_modules/\n');
+      git('add', '-A');
+      git('-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-qm', 'the workspace');
+    }
     await vscode.workspace.getConfiguration('lifeThread').update('wake.maxPerHour', 100, vscode.ConfigurationTarget.Global);
   });
 
@@ -113,9 +134,14 @@ describe('the demo\u2019s failing tests through the job-finish pipeline', functi
     assert.match(pulse, /job: \{ id: "demo tests", status: failed, exit_code: 1 \}/, pulse);
     assert.match(pulse, /summary: "3 passed, 1 failed \(\d+\.\d s\)"/, pulse);
     const { evidence } = codeLandingOf(pulse);
-    const m = /^(\/.+\/evidence\/job-[a-z0-9]+\.log)#L(\d+)$/.exec(evidence);
-    assert.ok(m, `the evidence is the job's output on its summary line: ${evidence}`);
-    assert.ok(m[1]?.startsWith(api.storeDir), `the evidence is in the store: ${evidence}`);
+    const m = /^\.life-thread\/evidence\/(w-[A-Za-z0-9_-]+)\.log#L(\d+)$/.exec(evidence);
+    assert.ok(m, `the evidence is the job's output on its summary line, in the workspace: ${evidence}`);
+    assert.equal(m[1], w.id, 'named after the wake');
+    const file = join(evidenceDir(), `${w.id}.log`);
+    assert.ok(existsSync(file), `${file} is written`);
+    assert.ok(!existsSync(join(api.storeDir, 'evidence', `${w.id}.log`)), 'not in the store');
+    assert.match(readFileSync(join(evidenceDir(), '.gitignore'), 'utf8'), /^\*$/m);
+    assertNothingToCommit();
     // The landing put the failing line in front.
     const editor = await waitFor(() => (vscode.window.activeTextEditor?.document.uri.fsPath.endsWith(join('demo', 'src', 'calc.js')) ? vscode.window.activeTextEditor : undefined), 10_000, 'calc.js in front');
     assert.equal(editor.selection.start.line, 18);
@@ -123,7 +149,7 @@ describe('the demo\u2019s failing tests through the job-finish pipeline', functi
     assert.match(pulse, /\n {2}desk: none\b/, pulse);
     const report = pathToFileURL(join(demo(), 'reports', 'tests.html')).href;
     assert.ok((await api.desk.desk.pages()).some((p) => p.url === report), 'the report is remembered on the desk');
-    await openEvidenceFromLens(m[1] ?? '', Number(m[2]));
+    await openEvidenceFromLens(file, Number(m[2]));
   });
 
   it('through life-thread run in a terminal: the same landing on src/calc.js:19 with the job\u2019s log as its evidence, and the same report on the desk', async () => {
@@ -147,7 +173,10 @@ describe('the demo\u2019s failing tests through the job-finish pipeline', functi
       assert.match(pulse, new RegExp(`job: \\{ id: "${jobId}", status: failed, exit_code: 1 \\}`), pulse);
       assert.match(pulse, /summary: "3 passed, 1 failed \(\d+\.\d s\)"/, pulse);
       const { evidence } = codeLandingOf(pulse);
-      assert.equal(evidence, join(api.storeDir, 'logs', `${jobId}.log`), 'the evidence is the run\u2019s log');
+      assert.equal(evidence, `.life-thread/evidence/${wakeId}.log`, 'the evidence is the run\u2019s log, copied into the workspace');
+      const copy = join(evidenceDir(), `${wakeId}.log`);
+      assert.equal(readFileSync(copy, 'utf8'), readFileSync(join(api.storeDir, 'logs', `${jobId}.log`), 'utf8'));
+      assertNothingToCommit();
       const editor = await waitFor(() => (vscode.window.activeTextEditor?.document.uri.fsPath.endsWith(join('demo', 'src', 'calc.js')) ? vscode.window.activeTextEditor : undefined), 10_000, 'calc.js in front');
       assert.equal(editor.selection.start.line, 18);
       assert.match(pulse, /\n {2}desk: none\b/, pulse);
@@ -155,7 +184,7 @@ describe('the demo\u2019s failing tests through the job-finish pipeline', functi
       const page = (await api.desk.desk.pages()).find((p) => p.url === report);
       assert.ok(page, 'the report is remembered on the desk');
       assert.equal(page.evidenceId, `${wakeId}-report`, 'under this wake\u2019s evidence id (the task\u2019s run is its alias)');
-      await openEvidenceFromLens(evidence);
+      await openEvidenceFromLens(copy);
     } finally {
       sub.dispose();
       terminal.dispose();

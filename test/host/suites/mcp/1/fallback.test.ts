@@ -56,12 +56,17 @@ describe('MCP wakes in the real extension host', () => {
 
   it('Copy MCP Server Config gives the lines for every client with this store and its shim', async () => {
     const api = await lifeThread();
-    const text = await vscode.commands.executeCommand<string>('lifeThread.copyMcpConfig');
+    const text = await vscode.commands.executeCommand<string>('lifeThread.copyMcpConfig', 'all');
     const shim = join(api.storeDir, 'bin', 'life-thread');
     assert.equal(text, mcpConfigText(api.storeDir), 'the command copies the config src/core/mcpConfig.ts writes');
+    assert.equal(await vscode.env.clipboard.readText(), text);
+    // VS Code's form alone: the servers entry of .vscode/mcp.json.
+    const vs = await vscode.commands.executeCommand<string>('lifeThread.copyMcpConfig', 'vscode');
+    assert.deepEqual(JSON.parse(vs), { servers: { 'life-thread': { type: 'stdio', command: shim, args: ['mcp', '--store', api.storeDir] } } });
     assert.equal(shimPath(api.storeDir), shim, 'the shim it names is the one the extension writes for its terminals');
     assert.ok(existsSync(shim), `${shim} exists`);
-    const json = JSON.parse(text.slice(text.indexOf('\n{') + 1, text.indexOf('\n}\n') + 2)) as unknown;
+    const gemini = text.slice(text.indexOf('# Gemini CLI'));
+    const json = JSON.parse(gemini.slice(gemini.indexOf('\n{') + 1, gemini.indexOf('\n}\n') + 2)) as unknown;
     assert.deepEqual(json, { mcpServers: { 'life-thread': { command: shim, args: ['mcp', '--store', api.storeDir] } } });
   });
 });

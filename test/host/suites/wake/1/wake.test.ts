@@ -46,10 +46,10 @@ describe('life thread wake in the real extension host', () => {
     const pulse = pulseText(body, 'WAKE-TASK');
     assert.match(pulse, /reason: job\.done/);
     assert.match(pulse, /job: \{ id: "fail-task", status: failed, exit_code: 3 \}/);
-    assert.match(pulse, /landing: \{ kind: deep_link, uri: "file:\/\//);
+    assert.match(pulse, /landing: \{ kind: deep_link, path: "\.life-thread\/evidence\/w-[\w-]+\.log#L\d+" \}/, pulse);
     assert.ok(pulse.length < 1200);
     await landed;
-    assert.match(vscode.window.activeTextEditor?.document.uri.fsPath ?? '', /evidence\/job-\w+\.log$/, 'the evidence opened');
+    assert.match(vscode.window.activeTextEditor?.document.uri.fsPath ?? '', /\.life-thread\/evidence\/w-[\w-]+\.log$/, 'the evidence opened');
     const row = await waitFor(async () => {
       const r = await api.wakes.store.get(w.id);
       return r?.fact?.wakeChars !== undefined ? r : undefined;

@@ -62,7 +62,7 @@ describe('wake, parts 2 and 3, in the real extension host', () => {
     const pulse = await pulseOf(server, 'WAKE-TESTS');
     assert.match(pulse, /job: \{ id: "tests", status: failed, exit_code: 1 \}/);
     assert.match(pulse, /summary: "node:test: 3 passed, 1 failed"/);
-    assert.match(pulse, /landing: \{ kind: deep_link, uri: "file:\/\/[^"]+\/evidence\/job-\w+\.log#L(\d+)" \}/);
+    assert.match(pulse, new RegExp(`landing: \\{ kind: deep_link, path: "\\.life-thread/evidence/${w.id}\\.log#L(\\d+)" \\}`), pulse);
     const editor = await waitFor(() => (vscode.window.activeTextEditor?.document.uri.fsPath.includes('/evidence/') ? vscode.window.activeTextEditor : undefined), 10_000, 'the evidence in an editor');
     const selected = editor.document.lineAt(editor.selection.start.line).text;
     assert.equal(selected, '# fail 1', 'the summary line is selected, not the header');
@@ -94,7 +94,7 @@ describe('wake, parts 2 and 3, in the real extension host', () => {
     await vscode.commands.executeCommand('workbench.action.terminal.renameWithArg', { name: 'tbind-renamed' });
     await waitFor(() => (bound.name === 'tbind-renamed' ? true : undefined), 10_000, 'the rename');
     const api = await lifeThread();
-    const evidenceDir = join(api.wakes.store.dir, 'evidence');
+    const evidenceDir = join(root(), '.life-thread', 'evidence');
     const evidence = (): string[] => (existsSync(evidenceDir) ? readdirSync(evidenceDir) : []);
     const before = evidence().length;
     const impostor = vscode.window.createTerminal({ name: 'tbind', hideFromUser: true });
@@ -118,7 +118,7 @@ describe('wake, parts 2 and 3, in the real extension host', () => {
     await wake({ text: 'WAKE-LOCUS-1 the stack failed', when: 'job.done', job_id: 'stack-fail' });
     await runTask('stack-fail');
     const pulse = await pulseOf(server, 'WAKE-LOCUS-1');
-    assert.match(pulse, new RegExp(`landing: \\{ kind: code_anchor, path: "${calc.replace(/[/.]/g, '\\$&')}", symbol: "Calc\\.subtract", lines: "L12-L12", step: exact \\}`));
+    assert.match(pulse, /landing: \{ kind: code_anchor, path: "src\/calc\.ts", symbol: "Calc\.subtract", lines: "L12-L12", step: exact \}/, pulse);
     const editor = await waitFor(() => (vscode.window.activeTextEditor?.document.uri.fsPath === calc ? vscode.window.activeTextEditor : undefined), 10_000, 'calc.ts revealed');
     assert.equal(editor.selection.start.line, 11);
 
