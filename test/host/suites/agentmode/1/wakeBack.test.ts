@@ -2,8 +2,8 @@
  * A wake goes back to the agent that set it (`lifeThread.wake.target` `auto`): one set by Agent mode's
  * agent (Copilot's, on Life Thread's scripted provider: docs/test-host.md "Agent mode") records
  * `sender: agent` and its pulse goes into Agent mode, in the same conversation; one set by `@life`'s own
- * tool loop records `sender: life` and wakes `@life`. The window is blurred before a wake is due, so the
- * pulse goes at once (src/host/wakeFocus.ts).
+ * tool loop records `sender: life` and wakes `@life`. The window is blurred, as every phase starts it
+ * (test/host/index.ts), so the pulse goes at once (src/host/wakeFocus.ts).
  */
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
@@ -30,8 +30,9 @@ describe('a wake goes back to the agent that set it', () => {
     await vscode.commands.executeCommand('workbench.action.chat.newChat');
   });
 
+  // Leave the window as every phase starts it (test/host/index.ts): blurred, no one at work.
   after(async () => {
-    await runnerAction({ action: 'focus' });
+    await runnerAction({ action: 'blur' });
   });
 
   it('Agent mode sets a wake: sender agent; the pulse goes back into Agent mode in the same conversation, recorded via agent, unverified', async () => {
@@ -40,7 +41,6 @@ describe('a wake goes back to the agent that set it', () => {
     assert.equal(answer.metadata?.agentId, COPILOT_AGENT);
     const row = await waitFor(async () => (await api.wakes.store.list()).find((r) => r.text?.startsWith('WAKE-BACK-AGENT')), 10_000, 'the agent\u2019s wake');
     assert.deepEqual(row.sender, { kind: 'agent' }, 'a call from Agent mode records the agent as sender');
-    await runnerAction({ action: 'blur' });
     const woken = await waitFor(() => server.requests.find((b) => holds(b, 'WAKE-BACK-AGENT', 'user') && holds(b, 'life_wake:', 'user')), 30_000, 'the pulse at the model');
     assert.ok(holds(woken, 'AGENT-SLEEP-BACK', 'user'), 'the request holds the conversation in which the agent went to sleep');
     assert.ok(
@@ -51,7 +51,6 @@ describe('a wake goes back to the agent that set it', () => {
     const fired = await waitFor(async () => ((await api.wakes.store.get(row.id))?.status === 'fired' ? api.wakes.store.get(row.id) : undefined), 15_000, 'fired');
     assert.equal(fired?.fact?.via, 'agent');
     assert.equal(fired?.fact?.unverified, true);
-    await runnerAction({ action: 'focus' });
   });
 
   it('@life sets a wake through its own tool loop: sender life; the pulse wakes @life', async () => {
@@ -60,7 +59,6 @@ describe('a wake goes back to the agent that set it', () => {
     await vscode.commands.executeCommand('workbench.action.chat.open', { query: '@life LIFE-SLEEP-BACK wake me when the timer is up', mode: 'ask', isPartialQuery: false, blockOnResponse: true });
     const row = await waitFor(async () => (await api.wakes.store.list()).find((r) => r.text?.startsWith('WAKE-BACK-LIFE')), 15_000, '@life\u2019s wake');
     assert.deepEqual(row.sender, { kind: 'life' }, '@life\u2019s own call is recognised as its own');
-    await runnerAction({ action: 'blur' });
     const woken = await waitFor(() => server.requests.find((b) => holds(b, 'WAKE-BACK-LIFE', 'user') && holds(b, 'life_wake:', 'user')), 30_000, 'the pulse at the model');
     assert.ok(holds(woken, 'You are @life'), '@life answered the pulse');
     const fired = await waitFor(async () => ((await api.wakes.store.get(row.id))?.status === 'fired' ? api.wakes.store.get(row.id) : undefined), 15_000, 'fired');

@@ -20,7 +20,10 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 async function atWork(): Promise<void> {
   await runnerAction({ action: 'focus' });
   await runnerAction({ action: 'keyboard', keys: 'Shift' });
-  await waitFor(() => (vscode.window.state.focused && vscode.window.state.active ? true : undefined), 10_000, 'the window focused and active');
+  await waitFor(() => (vscode.window.state.focused && vscode.window.state.active ? true : undefined), 10_000, 'the window focused and active').catch((err: unknown) => {
+    const s = vscode.window.state;
+    throw new Error(`${String(err)} (focused ${s.focused}, active ${s.active})`);
+  });
 }
 
 async function setWake(text: string, seconds: number): Promise<string> {
@@ -39,8 +42,9 @@ describe('a wake never takes the keyboard from a user at work in the window', ()
     await lifeThread();
   });
 
+  // Leave the window as every phase starts it (test/host/index.ts): blurred, no one at work.
   after(async () => {
-    await runnerAction({ action: 'focus' });
+    await runnerAction({ action: 'blur' });
   });
 
   it('at work: the pulse waits behind "Wake ready — Send" in the status bar; the click sends it; a draft in the chat box survives', async () => {
