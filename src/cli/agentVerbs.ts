@@ -218,7 +218,7 @@ export async function run(ctx: Context): Promise<number> {
     const parsed = parseWakeInput({ text: wakeText, when: 'job.done', job_id: jobId }, { now: ctx.clock(), tz: ctx.tz, fieldNames: { text: 'wake' } });
     if (parsed.kind !== 'wake') throw new InputError('wake', 'is missing: give the text you want to read when the job ends');
     // The heartbeat runs on the real clock whatever --now says: a waiter compares it with its own.
-    const row = await store.add(parsed, { now: ctx.clock(), owner: ownerOf(cliHolder(), { kind: 'cli', cwd: ctx.cwd }), jobStartedAt: ctx.clock(), watchedAt: new Date() });
+    const row = await store.add(parsed, { now: ctx.clock(), owner: ownerOf(cliHolder(), { kind: 'cli', cwd: ctx.cwd }), sender: { kind: 'cli' }, jobStartedAt: ctx.clock(), watchedAt: new Date() });
     wakeId = row.id;
   }
   process.stderr.write(ctx.json ? `${JSON.stringify({ jobId, wakeId })}\n` : `life-thread: job ${jobId}${wakeId ? ` (wake ${wakeId})` : ''}\n`);

@@ -37,7 +37,7 @@ export async function wakeAdd(ctx: Context): Promise<void> {
   // A call with only a cancel token cancels in the tool; on the CLI that is 'wake cancel K'.
   if (parsed.kind === 'cancel') throw new InputError('text', `is missing: give --text T; to cancel, use 'life-thread wake cancel ${parsed.cancelToken}'`);
   const landing = parsed.landing ? await landingFromInput(parsed.landing, { cwd: ctx.cwd, uriSchemes: CLI_URI_SCHEMES, field: 'landing' }) : undefined;
-  const row = await wakeStore(ctx).add(parsed, { now, owner: ownerOf(cliHolder(), { kind: 'cli', cwd: ctx.cwd }), ...(landing ? { landing } : {}) });
+  const row = await wakeStore(ctx).add(parsed, { now, owner: ownerOf(cliHolder(), { kind: 'cli', cwd: ctx.cwd }), sender: { kind: 'cli' }, ...(landing ? { landing } : {}) });
   if (ctx.json) return emitJson(ctx, row);
   const thread = row.threadId === undefined ? '' : ` in thread ${row.threadId}`;
   const token = row.cancelToken === undefined ? '' : `; cancel with 'life-thread wake cancel ${row.cancelToken}'`;

@@ -5,6 +5,7 @@
  * over). test/unit/settings.test.ts checks this map against package.json's `contributes.configuration`.
  */
 import { MAX_WAKES_PER_HOUR } from './wake/contract';
+import { WAKE_TARGETS } from './wake/sender';
 
 interface Spec<T> {
   readonly type: 'string' | 'number' | 'integer' | 'boolean' | 'array';
@@ -61,7 +62,7 @@ export const SETTINGS = {
   'cdp.allowRemote': flag(false),
   'cdp.chromiumArgs': strings([]),
   'continuity.folder': text('.life-thread'),
-  'wake.target': choice('life', ['life', 'agent'] as const),
+  'wake.target': choice('auto', WAKE_TARGETS),
   'wake.pulseMaxChars': numeric('integer', 600, 200, 4000),
   'wake.maxPerHour': numeric('integer', MAX_WAKES_PER_HOUR, 1),
   'wake.awayMinutes': numeric('number', 15, 0.05),

@@ -1,6 +1,10 @@
 import * as vscode from 'vscode';
 import { setting } from './settings';
 import { realModels } from './offlineModel';
+import { markLifeCall } from '../node/tools/lifeCalls';
+
+/** The wake tool's name (package.json `languageModelTools`). */
+export const WAKE_TOOL = 'lifethread_sendToLifeThread';
 
 /** A tool as a turn sees it: its schema for the model and how to run it. */
 export interface TurnTool {
@@ -89,8 +93,14 @@ export function registeredTool(info: vscode.LanguageModelToolInformation, toolIn
     description: info.description,
     inputSchema: info.inputSchema,
     async invoke(input, token) {
-      const r = await vscode.lm.invokeTool(info.name, { input: (input ?? {}) as object, toolInvocationToken }, token);
-      return r.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
+      // The wake tool records who set a wake: `@life`'s own calls carry a key it recognises (src/node/tools/lifeCalls.ts).
+      const marked = toolInvocationToken !== undefined && info.name === WAKE_TOOL ? markLifeCall(input) : undefined;
+      try {
+        const r = await vscode.lm.invokeTool(info.name, { input: (marked?.input ?? input ?? {}) as object, toolInvocationToken }, token);
+        return r.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
+      } finally {
+        marked?.done();
+      }
     },
   };
 }

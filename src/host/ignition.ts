@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { LandingRef } from '../core/landing';
 import { pulseEventOfRow, pulseWakeIds, renderPulse } from '../core/wake/pulse';
 import type { WakeFact } from '../core/wake/row';
+import { receiverOf } from '../core/wake/sender';
 import { describeTrace, mark, traceSteps } from '../core/wake/trace';
 import type { WakeBatch, WakeLoop } from '../node/wakeLoop';
 import type { WakeStore } from '../node/wakes';
@@ -18,6 +19,7 @@ import type { WakeMetric } from './wakeViews';
 import type { HostDesk } from './desk';
 import type { EvidenceHome } from './evidenceHome';
 import { landJobOutside } from './outsideJob';
+import type { WakeFocusGate } from './wakeFocus';
 
 /** What became of a pulse: sent (its receipt or agent mode recorded it), or the chat could not be reached (and how it falls back). */
 export type Ignited = { sent: true } | { unreachable: { fallBack: { fact: WakeFact; notify(): Promise<void> }; held(): void } };
@@ -34,6 +36,8 @@ export interface IgnitionHost {
   log: vscode.LogOutputChannel;
   /** The wake loop: wakes the pulse could not name (its length cap) go back to it for the next pulse. */
   loop: WakeLoop;
+  /** Holds a pulse while the user works in this window (./wakeFocus.ts). */
+  focus: WakeFocusGate;
   /** A pulse went out, waits, or fell back: Doctor's metric and the delivery event. */
   report(metric: WakeMetric, text: string, landed: LandResult | undefined): void;
 }
@@ -73,9 +77,13 @@ export class Ignition {
   }
 
   async ignite(batch: WakeBatch): Promise<Ignited> {
+    // Before the landing opens or the chat is touched: both take the keyboard focus.
+    const go = await this.h.focus.ready(batch.claims.map((c) => c.id));
+    mark(batch.trace, `focus ${go}`, Date.now());
     const c = await this.compose(batch);
     if (!c) return { sent: true };
-    if (setting('wake.target') === 'agent') {
+    // Back to the sender (src/core/wake/sender.ts): the batch's first wake decides for a coalesced pulse.
+    if (receiverOf(c.batch.claims[0]?.row ?? {}, setting('wake.target')) === 'agent') {
       if (await this.toAgent(c)) return { sent: true };
     } else if (await this.toLife(c)) return { sent: true };
     await c.landing.start();
@@ -128,7 +136,9 @@ export class Ignition {
   /** Agent mode gives no receipt: submitted, not seen: the chat tells an extension nothing about whether the model read it. */
   private async toAgent(c: Composed): Promise<boolean> {
     try {
-      await vscode.commands.executeCommand('workbench.action.chat.open', { query: c.text, isPartialQuery: false, mode: 'agent' });
+      // `preserveInput`: the pulse is sent without going through the chat's input box, so a draft there stays.
+      // `mode: 'agent'` switches an Ask chat without a dialog; the workbench asks only when leaving Edit mode with requests (README "Wakes", "Back to the sender").
+      await vscode.commands.executeCommand('workbench.action.chat.open', { query: c.text, isPartialQuery: false, preserveInput: true, mode: 'agent' });
       await c.landing.start();
       await this.h.store.delivered(c.ids, { delivered: true, via: 'agent', unverified: true, ...c.facts() });
       this.warmTopics.add(c.topic);
@@ -147,7 +157,7 @@ export class Ignition {
       // With no language model, the chat must be told to use the offline responder, or it refuses the request.
       const offline = await this.onlyOffline();
       mark(c.batch.trace, 'models', Date.now());
-      await vscode.commands.executeCommand('workbench.action.chat.open', { query: `@life ${c.text}`, isPartialQuery: false, ...(offline ? { modelSelector: OFFLINE_SELECTOR } : {}) });
+      await vscode.commands.executeCommand('workbench.action.chat.open', { query: `@life ${c.text}`, isPartialQuery: false, preserveInput: true, ...(offline ? { modelSelector: OFFLINE_SELECTOR } : {}) });
     } catch (err) {
       this.h.log.warn(`wake: the chat could not be opened (${String(err)})`);
     }
@@ -172,7 +182,7 @@ export class Ignition {
     const landing = c.landingRef;
     const buttons = landing ? ['Open in Chat', 'Open Landing'] : ['Open in Chat'];
     void vscode.window.showInformationMessage(`Life Thread wake ${first.id}: ${(first.row.text ?? '').slice(0, 160)} — ${UNREACHED}.`, ...buttons).then((pick) => {
-      if (pick === 'Open in Chat') void vscode.commands.executeCommand('workbench.action.chat.open', { query: `@life ${c.pulse}`, isPartialQuery: false });
+      if (pick === 'Open in Chat') void vscode.commands.executeCommand('workbench.action.chat.open', { query: `@life ${c.pulse}`, isPartialQuery: false, preserveInput: true });
       if (pick === 'Open Landing' && landing) void this.h.lander.land(landing);
     });
     this.report(c, c.metric('notification'));

@@ -3,19 +3,23 @@ import { contrib } from './contrib';
 import { InputError } from '../core/errors';
 import { COMMANDS } from '../shared/commands';
 import type { WakeFeature } from './wakeFeature';
+import { WAKE_TOOL } from './agentTurn';
+import { LIFE_CALL_KEY, senderOfToolCall } from '../node/tools/lifeCalls';
 
 /** `lifethread_sendToLifeThread`, Wake Me When Task Ends…, Pause/Resume Wakes. */
 export function registerWakeSurfaces(context: vscode.ExtensionContext, wakes: WakeFeature): void {
   context.subscriptions.push(
-    contrib.registerTool<Record<string, unknown>>('lifethread_sendToLifeThread', {
+    contrib.registerTool<Record<string, unknown>>(WAKE_TOOL, {
       prepareInvocation: (o) => {
-        const i = o.input;
+        const i = withoutKey(o.input);
         if (typeof i.cancel_token === 'string' && Object.keys(i).length === 1) return { invocationMessage: `Cancelling wakes with token ${i.cancel_token}` };
         return { invocationMessage: `Asking to be woken (${String(i.when ?? 'timer')})` };
       },
       invoke: async (o) => {
         try {
-          const r = await wakes.request(o.input);
+          // `@life`'s own loop marks its calls; any other chat request's call (Agent mode's) is the agent's.
+          const call = senderOfToolCall(o.input, o.toolInvocationToken !== undefined);
+          const r = await wakes.request(call.input, undefined, call.sender);
           return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(r.answer)]);
         } catch (err) {
           throw new Error(err instanceof InputError ? `Invalid input — ${err.field}: ${err.reason}` : err instanceof Error ? err.message : String(err));
@@ -69,12 +73,23 @@ export function registerWakeSurfaces(context: vscode.ExtensionContext, wakes: Wa
       await wakes.setPaused(true);
       void vscode.window.showInformationMessage('Life Thread: wakes are paused. They wait (nothing is dropped) until you run Resume Wakes.');
     }),
+    contrib.registerCommand(COMMANDS.sendReadyWake, () => {
+      const sent = wakes.focus.send();
+      if (sent === 0) void vscode.window.showInformationMessage('Life Thread: no wake is waiting to be sent.');
+      return sent;
+    }),
     contrib.registerCommand(COMMANDS.resumeWakes, async () => {
       const held = await wakes.heldCount();
       await wakes.setPaused(false);
       void vscode.window.showInformationMessage(`Life Thread: wakes resumed${held ? `; ${held} held wake(s) released` : ''}.`);
     }),
   );
+}
+
+/** The input as the caller wrote it, without `@life`'s key. */
+function withoutKey(input: Record<string, unknown>): Record<string, unknown> {
+  const { [LIFE_CALL_KEY]: _key, ...rest } = input;
+  return rest;
 }
 
 interface JobPick extends vscode.QuickPickItem {

@@ -3,6 +3,7 @@ import { mayFire, type Holder } from '../core/claim';
 import { pulseWakeIds } from '../core/wake/pulse';
 import { mayDeliver, type WakeRow } from '../core/wake/row';
 import { mark } from '../core/wake/trace';
+import type { WakeSender } from '../core/wake/sender';
 import { pruneEvidenceEvery } from '../node/evidence';
 import { holderFor, processLiveness } from '../node/liveness';
 import { WakeLoop, type Delivery, type WakeBatch } from '../node/wakeLoop';
@@ -14,6 +15,7 @@ import { DeskWarmup } from './deskWarmup';
 import { EvidenceHome } from './evidenceHome';
 import type { FeedFeature } from './feedFeature';
 import { Ignition } from './ignition';
+import { WakeFocusGate } from './wakeFocus';
 import { TerminalWakes } from './jobWakes';
 import type { Lander, LandResult } from './landing';
 import { PulseReceipts } from './pulseReceipts';
@@ -41,6 +43,8 @@ export class WakeFeature implements vscode.Disposable {
   private readonly loop: WakeLoop;
   private readonly receipts: PulseReceipts;
   private readonly ignition: Ignition;
+  /** Pulses wait here while the user works in this window (./wakeFocus.ts). */
+  readonly focus: WakeFocusGate;
   private readonly terminals = new TerminalWakes();
   private readonly claims: WakeTriggers;
   /** Where evidence is written (the workspace's continuity folder, else the store). */
@@ -90,7 +94,8 @@ export class WakeFeature implements vscode.Disposable {
     });
     this.receipts = new PulseReceipts((ids) => this.loop.awaitReceipt(ids));
     const report = (m: WakeMetric, text: string, landed: LandResult | undefined): void => this.report(m, text, landed);
-    this.ignition = new Ignition({ store: this.store, lander, desk, evidence: this.evidence, continuity, feed, receipts: this.receipts, log, loop: this.loop, report });
+    this.focus = new WakeFocusGate(log);
+    this.ignition = new Ignition({ store: this.store, lander, desk, evidence: this.evidence, continuity, feed, receipts: this.receipts, log, loop: this.loop, report, focus: this.focus });
     this.claims = new WakeTriggers({ store: this.store, holder: this.holder, evidence: this.evidence, desk, lander, log, loop: this.loop, terminals: this.terminals, eligible: this.eligible });
   }
 
@@ -168,8 +173,8 @@ export class WakeFeature implements vscode.Disposable {
   // ── the contract ────────────────────────────────────────────────────────────────────────────
 
   /** The contract (src/node/tools/wakeTool.ts), with what this window sees of its tasks and terminals. */
-  request(input: unknown, names?: Record<string, string>): Promise<WakeToolAnswer> {
-    return requestWake(input, names, {
+  request(input: unknown, names?: Record<string, string>, sender: WakeSender = { kind: 'life' }): Promise<WakeToolAnswer> {
+    return requestWake(input, names, sender, {
       store: this.store,
       commands: this.schedule.store,
       holder: this.holder,
@@ -249,6 +254,7 @@ export class WakeFeature implements vscode.Disposable {
 
   dispose(): void {
     this.loop.stop();
+    this.focus.dispose();
     this.stopPruning?.();
     this.warmup.dispose();
     for (const s of this.subs) s.dispose();

@@ -4,6 +4,7 @@ import { InputError } from '../core/errors';
 import type { LandingRef } from '../core/landing';
 import { isLoopbackUrl } from '../core/loopback';
 import type { LandingInput } from '../core/wake/contract';
+import type { WakeSender } from '../core/wake/sender';
 import { randomBase36 } from '../node/ids';
 import type { ScheduleStore } from '../node/schedule';
 import { sendToLifeThread, type WakeToolAnswer } from '../node/tools/wakeTool';
@@ -28,7 +29,7 @@ export interface WakeRequestHost {
 }
 
 /** The contract (src/node/tools/wakeTool.ts), with what this window sees of its tasks and terminals. */
-export async function requestWake(input: unknown, names: Record<string, string> | undefined, host: WakeRequestHost): Promise<WakeToolAnswer> {
+export async function requestWake(input: unknown, names: Record<string, string> | undefined, sender: WakeSender, host: WakeRequestHost): Promise<WakeToolAnswer> {
   let bind: vscode.Terminal | undefined;
   let boundName: string | undefined;
   return sendToLifeThread(input, {
@@ -37,6 +38,7 @@ export async function requestWake(input: unknown, names: Record<string, string> 
     now: () => new Date(),
     zone: () => zoneForAnswer(),
     owner: ownerOf(host.holder, { kind: 'window', folders: host.folders }),
+    sender,
     ...(names ? { fieldNames: names } : {}),
     checkJob: async (parsed) => {
       const jobId = parsed.jobId ?? '';

@@ -32,6 +32,7 @@ import {
 } from '../core/wake/row';
 import { refreshWatched } from '../core/wake/runWatch';
 import { markVerified } from '../core/wake/receipt';
+import type { WakeSender } from '../core/wake/sender';
 import type { Owner } from '../core/schema';
 import type { FsSeam } from './fs-seam';
 import { newId, randomBase36 } from './ids';
@@ -64,7 +65,7 @@ export class WakeStore {
   }
 
   /** Writes a parsed wake (parseWakeInput's `kind: 'wake'` result) as a pending row `w-…`, owned by its setter. */
-  async add(parsed: NewWake, opts: { now: Date; owner?: Owner; jobStartedAt?: Date; watchedAt?: Date; landing?: LandingRef }): Promise<WakeRow> {
+  async add(parsed: NewWake, opts: { now: Date; owner?: Owner; sender?: WakeSender; jobStartedAt?: Date; watchedAt?: Date; landing?: LandingRef }): Promise<WakeRow> {
     const row = newWakeRow(parsed, { id: newId('w'), ...opts });
     await this.table.append(row);
     return row;

@@ -15,6 +15,7 @@ export const COMMANDS = {
   setApiKey: 'lifeThread.setApiKey',
   copyMcpConfig: 'lifeThread.copyMcpConfig',
   keepTimeWhileClosed: 'lifeThread.keepTimeWhileClosed',
+  sendReadyWake: 'lifeThread.sendReadyWake',
 } as const;
 
 export const EXTENSION_ID = 'lifethread.life-thread';

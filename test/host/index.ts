@@ -6,6 +6,8 @@
 import Mocha from 'mocha';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import * as vscode from 'vscode';
+import { hasBrowserRunner, runnerAction, waitFor } from './helpers';
 import { phaseInfoSchema } from './runnerProtocol';
 
 function filesToRun(): string[] {
@@ -20,7 +22,20 @@ function filesToRun(): string[] {
   return files;
 }
 
+/**
+ * A freshly loaded page has the focus and VS Code counts it user-active for its first 30-40 s, so a wake
+ * due then would wait behind "Wake ready — Send" (src/host/wakeFocus.ts) as it should for a user at work.
+ * No one works in a test window: every phase starts with it blurred, as a window the user left. A test
+ * that plays the user at work focuses it and presses a key itself (suite wakefocus).
+ */
+async function leaveWindow(): Promise<void> {
+  if (!hasBrowserRunner()) return;
+  await runnerAction({ action: 'blur' });
+  await waitFor(() => (vscode.window.state.focused ? undefined : true), 10_000, 'the test window without focus after the runner blurred it');
+}
+
 export async function run(): Promise<void> {
+  await leaveWindow();
   const mocha = new Mocha({ ui: 'bdd', color: false, timeout: 60_000, reporter: 'spec' });
   for (const f of filesToRun()) mocha.addFile(f);
   await mocha.loadFilesAsync();

@@ -7,7 +7,7 @@
  *
  * Usage: node out/test/runner/host.js [suite ...]      Exit code: 0 when every test passed.
  */
-import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, CDPSession, Page } from 'playwright-core';
 import { ROOT, startCodeServer, testUrl, type RunningServer } from './codeServer';
@@ -58,19 +58,23 @@ const otherWindows = new WeakMap<Page, Page[]>();
 async function act(page: Page, req: RunnerRequest, stateDir: string, server: RunningServer): Promise<unknown> {
   switch (req.action) {
     case 'blur':
-      await page.evaluate(() => {
-        Document.prototype.hasFocus = () => false;
-        window.dispatchEvent(new Event('blur'));
-      });
-      return { ok: true };
-    case 'focus':
-      await page.evaluate(() => {
-        // Restore the prototype's own method by deleting the override.
+    case 'focus': {
+      const focused = req.action === 'focus';
+      await page.evaluate(async (to) => {
+        // What document.hasFocus() answers from now on: an own property of Document.prototype, replaced each time.
         delete (Document.prototype as { hasFocus?: unknown }).hasFocus;
-        Object.defineProperty(Document.prototype, 'hasFocus', { value: () => true, configurable: true, writable: true });
-        window.dispatchEvent(new Event('focus'));
-      });
+        Object.defineProperty(Document.prototype, 'hasFocus', { value: () => to, configurable: true, writable: true });
+        // The workbench's window focus tracker catches every element's focus and blur (capture on the window)
+        // and reports only its own transitions: a chat input focused while blurred leaves it "focused", and a
+        // window 'focus' event alone then says nothing. The opposite event first (a blur is reported on the
+        // next tick) puts it where this event is a transition; both report the new hasFocus().
+        window.dispatchEvent(new Event(to ? 'blur' : 'focus'));
+        await new Promise((r) => setTimeout(r, 20));
+        window.dispatchEvent(new Event(to ? 'focus' : 'blur'));
+        await new Promise((r) => setTimeout(r, 20));
+      }, focused);
       return { ok: true };
+    }
     case 'openUrl': {
       const p = await page.context().newPage();
       await p.goto(req.url, { waitUntil: 'domcontentloaded' }).catch(() => undefined);
@@ -188,7 +192,12 @@ async function runPhase(browser: Browser, suite: string, phase: string, files: s
           const req = parsed.data;
           void act(page, req, stateDir, server)
             .catch((err: unknown) => ({ ok: false, error: String(err) }))
-            .then((res) => writeFileSync(join(ackDir, `${req.seq}.json`), JSON.stringify(res)));
+            .then((res) => {
+              // Written whole, then renamed: the test polls for the file and must never read half of it.
+              const ack = join(ackDir, `${req.seq}.json`);
+              writeFileSync(`${ack}.part`, JSON.stringify(res));
+              renameSync(`${ack}.part`, ack);
+            });
           return;
         }
         const m = /^\s*(\d+) passed, (\d+) failed\s*$/m.exec(line);

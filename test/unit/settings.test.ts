@@ -68,7 +68,9 @@ describe('settings: one map, checked against package.json', () => {
 
   it('takes only a listed choice and only the strings of a list', () => {
     assert.equal(readSetting('wake.target', 'agent'), 'agent');
-    assert.equal(readSetting('wake.target', 'copilot'), 'life');
+    assert.equal(readSetting('wake.target', 'life'), 'life');
+    assert.equal(readSetting('wake.target', 'copilot'), 'auto', 'an unknown target reads as the default: back to the sender');
+    assert.equal(readSetting('wake.target', undefined), 'auto');
     assert.deepEqual(readSetting('cdp.chromiumArgs', ['--a', 3, '--b']), ['--a', '--b']);
   });
 });

@@ -21,6 +21,7 @@ import { claimSchema, isoInstant, ownerSchema, type Owner } from '../schema';
 import { describeInstant } from '../time/describe';
 import { isCommandId, isRunJobId, WAKE_ID } from '../ids';
 import { jobStatus } from './jobStatus';
+import { wakeSenderSchema, type WakeSender } from './sender';
 import {
   CANCEL_TOKEN_MAX,
   deskStateSchema,
@@ -92,6 +93,8 @@ export const wakeRowSchema = z
     /** The owner's zone the wake was read in, for showing its time back. */
     tz: z.string().min(1).max(64).optional(),
     owner: z.optional(ownerSchema),
+    /** Who set it (./sender.ts); none reads as `life`. */
+    sender: wakeSenderSchema.optional(),
     status: wakeStatusSchema,
     heldReason: heldReasonSchema.optional(),
     heldAt: z.optional(isoInstant),
@@ -130,7 +133,7 @@ export const wakeRowSchema = z
 export type WakeRow = z.infer<typeof wakeRowSchema>;
 
 /** The row for a parsed wake, owned by whoever set it. */
-export function newWakeRow(parsed: NewWake, opts: { id: string; now: Date; owner?: Owner; jobStartedAt?: Date; watchedAt?: Date; landing?: LandingRef }): WakeRow {
+export function newWakeRow(parsed: NewWake, opts: { id: string; now: Date; owner?: Owner; sender?: WakeSender; jobStartedAt?: Date; watchedAt?: Date; landing?: LandingRef }): WakeRow {
   return {
     id: opts.id,
     ...(parsed.text !== undefined ? { text: parsed.text } : {}),
@@ -141,6 +144,7 @@ export function newWakeRow(parsed: NewWake, opts: { id: string; now: Date; owner
     ...(parsed.cancelToken !== undefined ? { cancelToken: parsed.cancelToken } : {}),
     tz: parsed.tz,
     ...(opts.owner ? { owner: opts.owner } : {}),
+    ...(opts.sender ? { sender: opts.sender } : {}),
     status: 'pending',
     nextRunAt: parsed.nextRunAt === null ? null : parsed.nextRunAt.toISOString(),
     createdAt: opts.now.toISOString(),

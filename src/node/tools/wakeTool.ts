@@ -9,6 +9,7 @@ import type { Owner } from '../../core/schema';
 import { zoneWords, type OwnerZone } from '../../core/time/ownerZone';
 import { isCommandId } from '../../core/ids';
 import type { WakeRow } from '../../core/wake/row';
+import { senderOfOwner, type WakeSender } from '../../core/wake/sender';
 import type { LandingRef } from '../../core/landing';
 import { parseWakeInput, type LandingInput, type NewWake, type WakeFieldNames } from '../../core/wake/contract';
 import type { ScheduleStore } from '../schedule';
@@ -22,6 +23,8 @@ export interface WakeToolHost {
   /** The owner's zone `at` is read in, and its source. */
   zone(): OwnerZone;
   owner: Owner;
+  /** Who is asking (../../core/wake/sender.ts); default what the owner implies (an MCP client, the CLI, else `life`). */
+  sender?: WakeSender;
   fieldNames?: WakeFieldNames;
   /** A window's look at a task or terminal job: a note for the answer, and whether it runs already. */
   checkJob?(parsed: NewWake): Promise<{ note?: string; jobStartedAt?: Date }>;
@@ -70,7 +73,7 @@ export async function sendToLifeThread(input: unknown, host: WakeToolHost): Prom
     }
   }
   const landing = parsed.landing ? await host.landing(parsed.landing, names?.landing ?? 'landing') : undefined;
-  const row = await host.store.add(parsed, { now, owner: host.owner, ...(jobStartedAt ? { jobStartedAt } : {}), ...(landing ? { landing } : {}) });
+  const row = await host.store.add(parsed, { now, owner: host.owner, sender: host.sender ?? senderOfOwner(host.owner), ...(jobStartedAt ? { jobStartedAt } : {}), ...(landing ? { landing } : {}) });
   host.added?.(row);
   host.changed?.();
   const token = parsed.cancelToken ? ` (cancel token ${parsed.cancelToken})` : '';

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { lifeThread, waitFor } from '../../../helpers';
+import { lifeThread, runnerAction, waitFor } from '../../../helpers';
 import { type ScriptedModel, useScriptedModel, type ChatBody } from '../../../scriptedModel';
 
 function textOf(result: vscode.LanguageModelToolResult): string {
@@ -142,8 +142,16 @@ describe('life thread wake in the real extension host', () => {
     await vscode.commands.executeCommand('git.openRepository', root).then(undefined, () => undefined);
     await new Promise((r) => setTimeout(r, 2500));
     await wake({ text: 'WAKE-SCM the repo changed', when: 'scm.changed' });
+    // The git extension re-reads a repository only while the window has the focus (its whenIdleAndFocused):
+    // the user comes back and sees the commit made elsewhere, then leaves, and the pulse goes
+    // (a focused, active window would hold it behind "Wake ready — Send": suite wakefocus).
+    await runnerAction({ action: 'focus' });
     writeFileSync(join(root, 'a.txt'), 'two\n');
     git('commit', '-q', '-am', 'second');
+    const head = git('rev-parse', 'HEAD').toString().trim();
+    const gitApi = vscode.extensions.getExtension<{ getAPI(v: 1): { repositories: { state: { HEAD?: { commit?: string } } }[] } }>('vscode.git')?.exports.getAPI(1);
+    await waitFor(() => gitApi?.repositories.some((r) => r.state.HEAD?.commit === head), 30_000, 'the git extension seeing the second commit');
+    await runnerAction({ action: 'blur' });
     const body = await waitFor(() => pulseFor(server, 'WAKE-SCM'), 30_000, 'the scm pulse');
     assert.match(pulseText(body, 'WAKE-SCM'), /reason: scm\.changed/);
   });

@@ -191,10 +191,15 @@ describe('wake, parts 2 and 3, in the real extension host', () => {
 
   it('presence.online: back after being away longer than awayMinutes fires once; a model available again fires too', async () => {
     await vscode.workspace.getConfiguration('lifeThread').update('wake.awayMinutes', 0.05, vscode.ConfigurationTarget.Global);
-    await wake({ text: 'WAKE-BACK welcome back', when: 'presence.online' });
+    const api = await lifeThread();
+    const back = await wake({ text: 'WAKE-BACK welcome back', when: 'presence.online' });
     await runnerAction({ action: 'blur' });
     await new Promise((r) => setTimeout(r, 4000));
     await runnerAction({ action: 'focus' });
+    // Back at the window, the wake fires; if VS Code counts the user active its pulse waits behind
+    // "Wake ready — Send" (suite wakefocus), so the user leaves again before the pulse is looked for.
+    await waitFor(async () => ((await api.wakes.store.get(back.id))?.status === 'pending' ? undefined : true), 20_000, 'WAKE-BACK triggered by the return');
+    await runnerAction({ action: 'blur' });
     await pulseOf(server, 'WAKE-BACK', 20_000);
     await runnerAction({ action: 'blur' });
     await new Promise((r) => setTimeout(r, 4000));

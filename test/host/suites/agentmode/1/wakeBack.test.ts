@@ -1,0 +1,68 @@
+/**
+ * A wake goes back to the agent that set it (`lifeThread.wake.target` `auto`): one set by Agent mode's
+ * agent (Copilot's, on Life Thread's scripted provider: docs/test-host.md "Agent mode") records
+ * `sender: agent` and its pulse goes into Agent mode, in the same conversation; one set by `@life`'s own
+ * tool loop records `sender: life` and wakes `@life`. The window is blurred, as every phase starts it
+ * (test/host/index.ts), so the pulse goes at once (src/host/wakeFocus.ts).
+ */
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { lifeThread, runnerAction, waitFor } from '../../../helpers';
+import { COPILOT_AGENT, askAgent, enableCopilotChat } from '../../../copilotAgent';
+import { useScriptedModel, type ChatBody } from '../../../scriptedModel';
+
+const holds = (b: ChatBody, marker: string, role?: string): boolean => b.messages.some((m) => (role === undefined || m.role === role) && (m.content ?? '').includes(marker));
+
+describe('a wake goes back to the agent that set it', () => {
+  const server = useScriptedModel((b) => {
+    const last = b.messages[b.messages.length - 1];
+    if (last?.role === 'tool') return { text: 'SLEEPING until the wake' };
+    const asked = last?.content ?? '';
+    if (asked.includes('life_wake:')) return { text: 'CONTINUING after the wake' };
+    if (asked.includes('AGENT-SLEEP-BACK')) return { toolCalls: [{ name: 'lifethread_sendToLifeThread', args: { text: 'WAKE-BACK-AGENT continue the refactor', delay_seconds: 4 } }] };
+    if (asked.includes('LIFE-SLEEP-BACK')) return { toolCalls: [{ name: 'lifethread_sendToLifeThread', args: { text: 'WAKE-BACK-LIFE continue the notes', delay_seconds: 4 } }] };
+    return { text: 'ok' };
+  });
+
+  before(async () => {
+    await lifeThread();
+    await enableCopilotChat();
+    await vscode.commands.executeCommand('workbench.action.chat.newChat');
+  });
+
+  // Leave the window as every phase starts it (test/host/index.ts): blurred, no one at work.
+  after(async () => {
+    await runnerAction({ action: 'blur' });
+  });
+
+  it('Agent mode sets a wake: sender agent; the pulse goes back into Agent mode in the same conversation, recorded via agent, unverified', async () => {
+    const api = await lifeThread();
+    const answer = await askAgent('AGENT-SLEEP-BACK wake me when the timer is up', { vendor: 'lifethread', id: server.modelId });
+    assert.equal(answer.metadata?.agentId, COPILOT_AGENT);
+    const row = await waitFor(async () => (await api.wakes.store.list()).find((r) => r.text?.startsWith('WAKE-BACK-AGENT')), 10_000, 'the agent\u2019s wake');
+    assert.deepEqual(row.sender, { kind: 'agent' }, 'a call from Agent mode records the agent as sender');
+    const woken = await waitFor(() => server.requests.find((b) => holds(b, 'WAKE-BACK-AGENT', 'user') && holds(b, 'life_wake:', 'user')), 30_000, 'the pulse at the model');
+    assert.ok(holds(woken, 'AGENT-SLEEP-BACK', 'user'), 'the request holds the conversation in which the agent went to sleep');
+    assert.ok(
+      woken.messages.some((m) => m.role === 'assistant' && (m.tool_calls ?? []).some((c) => c.function.name === 'lifethread_sendToLifeThread' && c.function.arguments.includes('WAKE-BACK-AGENT'))),
+      'and the tool call that set the wake',
+    );
+    assert.equal(holds(woken, 'You are @life'), false, 'Agent mode answered, not @life');
+    const fired = await waitFor(async () => ((await api.wakes.store.get(row.id))?.status === 'fired' ? api.wakes.store.get(row.id) : undefined), 15_000, 'fired');
+    assert.equal(fired?.fact?.via, 'agent');
+    assert.equal(fired?.fact?.unverified, true);
+  });
+
+  it('@life sets a wake through its own tool loop: sender life; the pulse wakes @life', async () => {
+    const api = await lifeThread();
+    await vscode.commands.executeCommand('workbench.action.chat.newChat');
+    await vscode.commands.executeCommand('workbench.action.chat.open', { query: '@life LIFE-SLEEP-BACK wake me when the timer is up', mode: 'ask', isPartialQuery: false, blockOnResponse: true });
+    const row = await waitFor(async () => (await api.wakes.store.list()).find((r) => r.text?.startsWith('WAKE-BACK-LIFE')), 15_000, '@life\u2019s wake');
+    assert.deepEqual(row.sender, { kind: 'life' }, '@life\u2019s own call is recognised as its own');
+    const woken = await waitFor(() => server.requests.find((b) => holds(b, 'WAKE-BACK-LIFE', 'user') && holds(b, 'life_wake:', 'user')), 30_000, 'the pulse at the model');
+    assert.ok(holds(woken, 'You are @life'), '@life answered the pulse');
+    const fired = await waitFor(async () => ((await api.wakes.store.get(row.id))?.status === 'fired' ? api.wakes.store.get(row.id) : undefined), 15_000, 'fired');
+    assert.equal(fired?.fact?.via, 'life');
+    assert.equal(fired?.fact?.unverified, undefined);
+  });
+});
