@@ -8,12 +8,13 @@
  * The pulse names workspace paths (demo/src/calc.js, .life-thread/evidence/<wake id>.log), and the
  * evidence lives in the workspace's continuity folder, which git never sees.
  * When the workspace's evidence folder cannot be written, the evidence goes to the store and the pulse
- * names it by its absolute path, whole.
+ * names it by its absolute path, whole. Evidence past 7 days (its file times set back) is pruned when new
+ * evidence is written.
  * Default desk settings (nothing at 127.0.0.1:9222, no chromiumPath): `desk: none`.
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as vscode from 'vscode';
@@ -130,6 +131,17 @@ describe('the demo\u2019s failing tests through the job-finish pipeline', functi
   it('as a task: the wake lands on src/calc.js:19 (Calculator.average), the pulse keeps the evidence, the lens opens it on the summary line, and the report is on the desk', async () => {
     const api = await lifeThread();
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    // Evidence left by earlier jobs, its age set back by its file times: what is past 7 days goes when this job's is written.
+    mkdirSync(evidenceDir(), { recursive: true });
+    const aged = (name: string, days: number): string => {
+      const p = join(evidenceDir(), name);
+      writeFileSync(p, 'an earlier job\n');
+      const t = new Date(Date.now() - days * 86_400_000);
+      utimesSync(p, t, t);
+      return p;
+    };
+    const old = aged('w-olderthan7.log', 7.1);
+    const recent = aged('w-sixdaysold.log', 6);
     const w = await wakeOn('demo tests', 'DEMO-TASK the demo tests ended');
     await vscode.tasks.executeTask(demoTask('demo tests'));
     const pulse = await w.pulse;
@@ -143,6 +155,9 @@ describe('the demo\u2019s failing tests through the job-finish pipeline', functi
     assert.ok(existsSync(file), `${file} is written`);
     assert.ok(!existsSync(join(api.storeDir, 'evidence', `${w.id}.log`)), 'not in the store');
     assert.match(readFileSync(join(evidenceDir(), '.gitignore'), 'utf8'), /^\*$/m);
+    assert.equal(existsSync(old), false, 'evidence past 7 days is pruned');
+    assert.ok(existsSync(recent), 'evidence of 6 days is kept');
+    rmSync(recent);
     assertNothingToCommit();
     // The landing put the failing line in front.
     const editor = await waitFor(() => (vscode.window.activeTextEditor?.document.uri.fsPath.endsWith(join('demo', 'src', 'calc.js')) ? vscode.window.activeTextEditor : undefined), 10_000, 'calc.js in front');
