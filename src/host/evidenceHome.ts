@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { fileLink } from '../core/anchor/links';
 import { isInsideFolders, type LandingRef } from '../core/landing';
 import type { PulseEvent } from '../core/wake/pulse';
-import { copyEvidence, ensureEvidenceDir, storeEvidenceDir, workspaceEvidenceDir } from '../node/evidence';
+import { copyEvidence, ensureEvidenceDir, storeEvidenceDir, workspaceEvidenceDir, writeEvidence, type EvidenceJob, type WrittenEvidence } from '../node/evidence';
 import { setting } from './settings';
 
 /**
@@ -45,6 +45,21 @@ export class EvidenceHome {
       }
     }
     return { dir: storeEvidenceDir(this.storeDir), inWorkspace: false };
+  }
+
+  /**
+   * Writes a job's evidence (src/node/evidence.ts writeEvidence) where `dir` says; when the workspace's
+   * folder takes the folder but not the file (read-only, a name in the way), in the store instead.
+   */
+  async write(id: string, job: EvidenceJob, output: string, focusLine?: number): Promise<WrittenEvidence> {
+    const home = await this.dir();
+    if (!home.inWorkspace) return writeEvidence(home.dir, id, job, output, focusLine);
+    try {
+      return await writeEvidence(home.dir, id, job, output, focusLine);
+    } catch (err) {
+      this.log.warn(`evidence: ${id} cannot be written in ${home.dir} (${String(err)}); it goes to the store`);
+      return writeEvidence(storeEvidenceDir(this.storeDir), id, job, output, focusLine);
+    }
   }
 
   /**

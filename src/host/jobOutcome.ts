@@ -6,7 +6,6 @@ import type { DeskState } from '../core/wake/contract';
 import { jobStatus } from '../core/wake/jobStatus';
 import type { WakeOutcome } from '../core/wake/row';
 import { mark } from '../core/wake/trace';
-import { writeEvidence } from '../node/evidence';
 import { randomBase36 } from '../node/ids';
 import type { HostDesk } from './desk';
 import type { EvidenceHome } from './evidenceHome';
@@ -41,8 +40,7 @@ export async function jobOutcome(job: JobEndEvent, src: OutcomeSources, firstWak
       const line = output.summaryLine !== undefined ? output.summaryLine + 1 : undefined;
       return { kind: 'deep_link', uri: fileLink(job.logPath, line) };
     }
-    const home = await src.evidence.dir();
-    const ev = await writeEvidence(home.dir, evidenceId, job, output.text, output.summaryLine).catch((err: unknown) => {
+    const ev = await src.evidence.write(evidenceId, job, output.text, output.summaryLine).catch((err: unknown) => {
       src.log.warn(`evidence for ${job.jobId}: ${String(err)}`);
       return undefined;
     });

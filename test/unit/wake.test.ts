@@ -322,7 +322,7 @@ describe('renderPulse: the pulse shape', () => {
     // Without evidence there is no such line; a deep-link landing is its own evidence and has none either.
     assert.doesNotMatch(renderPulse(wake, { landing: { kind: 'code_anchor', anchor } }), /evidence:/);
     assert.doesNotMatch(renderPulse(wake, { landing: { kind: 'deep_link', uri: 'file:///store/evidence/job-a.log#L16' } }), /\n {2}evidence:/);
-    // A long evidence path is cut like a URI, within the cap, and the line stays.
+    // An evidence path the cap cannot hold whole is cut, within the cap, and the line stays.
     const long = renderPulse(wake, { summary: 's'.repeat(100), landing: { kind: 'code_anchor', anchor, evidence: `file:///${'e'.repeat(900)}.log#L16` } }, { maxChars: 300 });
     assert.ok(long.length <= 300, `${long.length}`);
     assert.match(long, /\n {2}evidence: "\/e+…"/);
@@ -414,6 +414,28 @@ describe('renderPulse: the hard cap', () => {
     const short = renderPulse({ text: 'look', when: 'job.done', jobId: 'pytest' }, { job: { status: 'failed', exitCode: 1 }, summary });
     const kept = JSON.parse((short.split('\n').find((l) => l.startsWith('  summary: ')) ?? '').slice(11)) as string;
     assert.ok(kept.length >= 155 && kept.length <= 160 && kept.endsWith('…'), `${kept.length}: ${kept}`);
+  });
+
+  it('a path is never cut: a long store path of the evidence, the code path and a deep link stay whole, the words are cut instead', () => {
+    const store = `/home/dev/.vscode-server/data/User/globalStorage/life-thread.life-thread/${'nested-folder/'.repeat(6)}evidence/w-abc123def4.log`;
+    const code = `/home/dev/my projects/${'deep/'.repeat(8)}src/calc.js`;
+    const anchor = { path: code, symbol: 'S'.repeat(80), range: { start: { line: 18, character: 0 }, end: { line: 18, character: 5 } }, excerpt: 'x', excerptHash: 'a'.repeat(64) };
+    const wake = { text: 'Read the failures and fix them. '.repeat(30), when: 'job.done' as const, jobId: 'j'.repeat(120) };
+    const event: PulseEvent = { wakeIds: ['w-abc123def4'], job: { status: 'failed', exitCode: 1 }, summary: 'FAILED test_x.py::test_b - assert 1 == 2 '.repeat(10), landing: { kind: 'code_anchor', anchor, evidence: `file://${store}#L16` }, landingStep: 'exact', desk: 'none' };
+    for (const maxChars of [600, 520]) {
+      const pulse = renderPulse(wake, event, { maxChars });
+      assert.ok(pulse.length <= maxChars, `${maxChars}: ${pulse.length}`);
+      assert.ok(pulse.includes(`\n  evidence: "${store}#L16"\n`), `${maxChars}: evidence whole in\n${pulse}`);
+      assert.ok(pulse.includes(`path: "${code}"`), `${maxChars}: code path whole in\n${pulse}`);
+      assert.match(pulse, /\n {2}summary: "[^"]*…"\n/);
+    }
+    const link = `/home/dev/.vscode-server/data/User/globalStorage/life-thread.life-thread/${'nested-folder/'.repeat(12)}evidence/w-abc123def4.log`;
+    const deep = renderPulse(wake, { ...event, landing: { kind: 'deep_link', uri: `file://${link}#L3` } }, { maxChars: 600 });
+    assert.ok(deep.length <= 600, `${deep.length}`);
+    assert.ok(deep.includes(`uri: "file://${link}#L3" }`), deep);
+    // Relative to the workspace it is a path and stays whole too.
+    const rel = renderPulse(wake, { ...event, landing: { kind: 'deep_link', uri: `file:///w/${'d'.repeat(300)}/x.log#L3` } }, { maxChars: 600, folders: [{ name: 'w', path: '/w' }] });
+    assert.ok(rel.length <= 600 && rel.includes(`path: "${'d'.repeat(300)}/x.log#L3" }`), rel);
   });
 
   it('honours any maxChars, down to a bare ellipsis', () => {

@@ -250,8 +250,9 @@ export interface PulseOptions {
 /**
  * The wake message: the wake's own text (or its payload as compact JSON) first, then
  * the `life_wake:` block; lines that do not apply are left out. Never longer than `maxChars` (default
- * 600), whatever the inputs: the summary is held to 160 characters, then the text is cut, then long
- * ids, URIs and the summary further (each cut marked …); the block's keys stay. A coalesced pulse's
+ * 600), whatever the inputs: the summary is held to 160 characters, then the text is cut, then the
+ * summary, symbol and job id further (each cut marked …); paths and URIs stay whole unless they alone
+ * leave no room; the block's keys stay. A coalesced pulse's
  * further wakes (`alsoWakes`) each get an `also_wake:` line with their text (cut, never dropped) and
  * job; only when even "…" does not fit are the last of them left out, of `wake:` too.
  */
@@ -292,9 +293,26 @@ export function renderPulse(wake: PulseWake, event: PulseEvent = {}, opts: Pulse
     alsoWakes,
   };
   const budgets = (): Budgets => ({ text: Infinity, summary: PULSE_SUMMARY_MAX + 2, detail: 120, jobId: Infinity, uri: Infinity, path: Infinity, symbol: Infinity, alsoText: Infinity });
-  // Cut order: text to 40, the further wakes' texts to 40, then summary, detail, URI, path, symbol and
-  // job id to short forms, the further texts to 10, then the text entirely, then everything to a bare
-  // "…" (a further wake's text too: it is cut, never dropped).
+  // Cut order: text to 40, the further wakes' texts to 40, then summary, detail, symbol and job id to
+  // short forms, the further texts to 10, then the text entirely, then everything else to a bare "…"
+  // (a further wake's text too: it is cut, never dropped). Paths and URIs are never cut, since a cut
+  // one names nothing; only when the pulse cannot hold them whole (a path near the cap's size) are they
+  // cut too, to 60 characters early (the rest of the pulse keeps its words), then to "…".
+  const textSteps: [keyof Budgets, number][] = [
+    ['text', 40],
+    ['alsoText', 42],
+    ['summary', 60],
+    ['detail', 40],
+    ['symbol', 30],
+    ['jobId', 40],
+    ['alsoText', 12],
+    ['text', 0],
+    ['alsoText', 3],
+    ['summary', 3],
+    ['detail', 3],
+    ['symbol', 3],
+    ['jobId', 3],
+  ];
   const steps: [keyof Budgets, number][] = [
     ['text', 40],
     ['alsoText', 42],
@@ -314,14 +332,23 @@ export function renderPulse(wake: PulseWake, event: PulseEvent = {}, opts: Pulse
     ['symbol', 3],
     ['jobId', 3],
   ];
-  let out = cutToFit(parts, budgets(), steps, max);
   // Even cut to "…" the further wakes do not fit: the last ones are left out of this pulse — out of
   // `wake:` too, so that its receipt delivers only the wakes it carries (the window sends them next).
-  while (out.length > max && parts.alsoWakes.length > 0) {
-    const dropped = parts.alsoWakes[parts.alsoWakes.length - 1];
-    parts.alsoWakes = parts.alsoWakes.slice(0, -1);
-    parts.ids = parts.ids.filter((id) => id !== dropped?.id);
-    out = cutToFit(parts, budgets(), steps, max);
+  const fitDropping = (order: readonly [keyof Budgets, number][]): string => {
+    let out = cutToFit(parts, budgets(), order, max);
+    while (out.length > max && parts.alsoWakes.length > 0) {
+      const dropped = parts.alsoWakes[parts.alsoWakes.length - 1];
+      parts.alsoWakes = parts.alsoWakes.slice(0, -1);
+      parts.ids = parts.ids.filter((id) => id !== dropped?.id);
+      out = cutToFit(parts, budgets(), order, max);
+    }
+    return out;
+  };
+  const all = { alsoWakes: parts.alsoWakes, ids: parts.ids };
+  let out = fitDropping(textSteps);
+  if (out.length > max) {
+    Object.assign(parts, all);
+    out = fitDropping(steps);
   }
   if (out.length > max) out = max === 1 ? '…' : `${headOf(out, max - 1)}…`;
   return out;

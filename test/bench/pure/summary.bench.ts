@@ -95,6 +95,20 @@ function pulseSummary(pulse: string): string {
   return m?.[1] ? (JSON.parse(m[1]) as string) : '';
 }
 
+/** The mean characters of each part of the pulses: the wake text (with the blank line after it) and each line of the block by its key. */
+function charsByPart(pulses: readonly string[]): string {
+  const sums = new Map<string, number>();
+  for (const p of pulses) {
+    const at = p.indexOf('life_wake:');
+    sums.set('text', (sums.get('text') ?? 0) + at);
+    for (const line of p.slice(at).split('\n')) {
+      const key = /^ {2}([a-z_]+):/.exec(line)?.[1] ?? line;
+      sums.set(key, (sums.get(key) ?? 0) + line.length + 1);
+    }
+  }
+  return [...sums].map(([k, n]) => `${k} ${round(n / pulses.length, 0)}`).join(', ');
+}
+
 async function main(): Promise<void> {
   const corpus = loadCorpus();
   const withCounts = corpus.filter((o) => Object.keys(o.counts).length > 0);
@@ -111,6 +125,8 @@ async function main(): Promise<void> {
   const byLength = [...pulses].sort((a, b) => b.p.length - a.p.length);
   const longest = byLength[0];
   if (longest) console.log(`longest pulse (${longest.p.length} characters, ${longest.o.file}):\n${longest.p}\n`);
+  console.log(`where the characters go (mean per pulse): ${charsByPart(pulses.map((x) => x.p))}`);
+  console.log(`p95 of the life_wake block alone (no wake text): ${percentile(pulses.map((x) => x.p.length - x.p.indexOf('life_wake:')), 95)}`);
   console.log(`longest five: ${byLength.slice(0, 5).map((x) => `${x.o.file} ${x.p.length}`).join(', ')}`);
   if (misses.length) console.log(`summaries missing a count:\n  ${misses.join('\n  ')}\n`);
   const figures: Record<string, Figure> = {

@@ -7,11 +7,14 @@
  * `life-thread run --wake … -- npm test` in a terminal lands the same way, its log as the evidence.
  * The pulse names workspace paths (demo/src/calc.js, .life-thread/evidence/<wake id>.log), and the
  * evidence lives in the workspace's continuity folder, which git never sees.
+ * When the workspace's evidence folder cannot be written, the evidence goes to the store and the pulse
+ * names it by its absolute path, whole. Evidence past 7 days (its file times set back) is pruned when new
+ * evidence is written.
  * Default desk settings (nothing at 127.0.0.1:9222, no chromiumPath): `desk: none`.
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as vscode from 'vscode';
@@ -128,6 +131,17 @@ describe('the demo\u2019s failing tests through the job-finish pipeline', functi
   it('as a task: the wake lands on src/calc.js:19 (Calculator.average), the pulse keeps the evidence, the lens opens it on the summary line, and the report is on the desk', async () => {
     const api = await lifeThread();
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    // Evidence left by earlier jobs, its age set back by its file times: what is past 7 days goes when this job's is written.
+    mkdirSync(evidenceDir(), { recursive: true });
+    const aged = (name: string, days: number): string => {
+      const p = join(evidenceDir(), name);
+      writeFileSync(p, 'an earlier job\n');
+      const t = new Date(Date.now() - days * 86_400_000);
+      utimesSync(p, t, t);
+      return p;
+    };
+    const old = aged('w-olderthan7.log', 7.1);
+    const recent = aged('w-sixdaysold.log', 6);
     const w = await wakeOn('demo tests', 'DEMO-TASK the demo tests ended');
     await vscode.tasks.executeTask(demoTask('demo tests'));
     const pulse = await w.pulse;
@@ -141,6 +155,9 @@ describe('the demo\u2019s failing tests through the job-finish pipeline', functi
     assert.ok(existsSync(file), `${file} is written`);
     assert.ok(!existsSync(join(api.storeDir, 'evidence', `${w.id}.log`)), 'not in the store');
     assert.match(readFileSync(join(evidenceDir(), '.gitignore'), 'utf8'), /^\*$/m);
+    assert.equal(existsSync(old), false, 'evidence past 7 days is pruned');
+    assert.ok(existsSync(recent), 'evidence of 6 days is kept');
+    rmSync(recent);
     assertNothingToCommit();
     // The landing put the failing line in front.
     const editor = await waitFor(() => (vscode.window.activeTextEditor?.document.uri.fsPath.endsWith(join('demo', 'src', 'calc.js')) ? vscode.window.activeTextEditor : undefined), 10_000, 'calc.js in front');
@@ -150,6 +167,50 @@ describe('the demo\u2019s failing tests through the job-finish pipeline', functi
     const report = pathToFileURL(join(demo(), 'reports', 'tests.html')).href;
     assert.ok((await api.desk.desk.pages()).some((p) => p.url === report), 'the report is remembered on the desk');
     await openEvidenceFromLens(file, Number(m[2]));
+  });
+
+  it('a workspace evidence folder that cannot be written: the evidence goes to the store, and the pulse names it by its absolute path', async () => {
+    const api = await lifeThread();
+    const store = join(api.storeDir, 'evidence');
+    /** The demo task under a wake; its pulse's evidence is the store's file, absolute, on the summary line. */
+    const inStore = async (name: string, before: (id: string) => void): Promise<void> => {
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      const w = await wakeOn(name, `DEMO-STORE ${name} ended`);
+      before(w.id);
+      await vscode.tasks.executeTask(demoTask(name));
+      const pulse = await w.pulse;
+      const { evidence } = codeLandingOf(pulse);
+      const file = join(store, `${w.id}.log`);
+      const m = new RegExp(`^${escape(file)}#L(\\d+)$`).exec(evidence);
+      assert.ok(m, `the evidence is the store's ${file}, absolute and whole: ${evidence}`);
+      assert.match(readFileSync(file, 'utf8').split('\n')[Number(m[1]) - 1] ?? '', /^3 passed, 1 failed \(\d+\.\d s\)$/, 'on the summary line');
+      const there = join(evidenceDir(), `${w.id}.log`);
+      assert.ok(!existsSync(there) || !statSync(there).isFile(), 'nothing written in the workspace');
+      await waitFor(() => (vscode.window.activeTextEditor?.document.uri.fsPath.endsWith(join('demo', 'src', 'calc.js')) ? true : undefined), 10_000, 'calc.js in front');
+    };
+    // The folder is there but the file cannot be written in it (what a read-only folder does; the host
+    // runs as root, whom a mode does not stop, so a folder stands where the file would go).
+    const blocked: string[] = [];
+    await inStore('demo tests blocked file', (id) => {
+      const at = join(evidenceDir(), `${id}.log`);
+      mkdirSync(at, { recursive: true });
+      blocked.push(at);
+    });
+    for (const b of blocked) rmSync(b, { recursive: true, force: true });
+    // The folder cannot be made: read-only continuity folder for a user a mode stops, else a file where the folder would be.
+    const aside = `${evidenceDir()}.aside`;
+    renameSync(evidenceDir(), aside);
+    const continuity = join(root(), '.life-thread');
+    const asRoot = process.getuid?.() === 0;
+    try {
+      if (asRoot) writeFileSync(evidenceDir(), 'a file where the evidence folder would be');
+      else chmodSync(continuity, 0o555);
+      await inStore('demo tests no folder', () => undefined);
+    } finally {
+      if (!asRoot) chmodSync(continuity, 0o755);
+      rmSync(evidenceDir(), { recursive: true, force: true });
+      renameSync(aside, evidenceDir());
+    }
   });
 
   it('through life-thread run in a terminal: the same landing on src/calc.js:19 with the job\u2019s log as its evidence, and the same report on the desk', async () => {
