@@ -57,6 +57,7 @@ export class HostDesk implements DeskPort, DeskViewSource, vscode.Disposable {
   lastResult: PrepareResult | undefined;
   /** When this window last used the desk (a prepare, a page shown): the idle stop counts from it (./deskWarmup.ts). */
   lastUsedAt = 0;
+  private lastFrontUrl: string | undefined;
   private readonly thumbnailPath: string;
 
   constructor(
@@ -147,9 +148,9 @@ export class HostDesk implements DeskPort, DeskViewSource, vscode.Disposable {
     return this.desk.pages();
   }
 
-  /** The key of the page the last prepare in this window brought to front. */
+  /** The key of the page the desk last brought to front in this window (a prepare that only restores leaves it). */
   async frontKey(): Promise<string | undefined> {
-    const url = this.lastResult?.evidencePage?.url;
+    const url = this.lastFrontUrl;
     if (!url) return undefined;
     return (await this.desk.pages().catch((): DeskPage[] => [])).find((p) => sameUrl(p.url, url))?.key;
   }
@@ -237,6 +238,7 @@ export class HostDesk implements DeskPort, DeskViewSource, vscode.Disposable {
     this.lastUsedAt = Date.now();
     const r = typeof target === 'string' ? await this.desk.showPage(target, o) : await this.desk.prepare(target, o);
     this.lastResult = r;
+    if (r.evidencePage) this.lastFrontUrl = r.evidencePage.url;
     this.log.info(`desk ${what}: ${r.status}${r.reason ? ` (${r.reason})` : ''} in ${r.timings.totalMs} ms${r.started ? `, started Chromium pid ${r.started.pid}` : ''}`);
     for (const w of r.warnings ?? []) this.log.warn(`desk: ${w}`);
     await this.refreshView();
