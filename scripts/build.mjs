@@ -1,4 +1,4 @@
-// Builds the three bundles of the extension (host, CLI, webview) and the compiled tests.
+// Builds the bundles of the extension (host, CLI, the webviews) and the compiled tests.
 // Usage: node scripts/build.mjs [--production] [--watch]
 import * as esbuild from 'esbuild';
 import { cpSync, mkdirSync, readdirSync, statSync, chmodSync } from 'node:fs';
@@ -50,6 +50,7 @@ const builds = [
   // The MCP server and its SDK, loaded only by `life-thread mcp` so other verbs start without them.
   { ...nodeCommon, entryPoints: ['src/node/mcp/server.ts'], outfile: 'dist/mcp.js' },
   { ...common, platform: 'browser', format: 'iife', target: 'es2022', entryPoints: ['webview/main.ts'], outfile: 'dist/webview.js' },
+  { ...common, platform: 'browser', format: 'iife', target: 'es2022', entryPoints: ['webview/desk.ts'], outfile: 'dist/desk.js' },
 ];
 
 if (!production) {

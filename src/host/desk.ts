@@ -11,11 +11,12 @@ import { CHROMIUM_PATH_SETTING } from '../node/desk/chromium';
 import { Desk } from '../node/desk/desk';
 import { reportPageIn } from '../node/jobArtifacts';
 import { pageOfEvidence, type DeskPage } from '../node/desk/deskFile';
-import { evidenceKey } from '../node/desk/pageUrl';
+import { evidenceKey, sameUrl } from '../node/desk/pageUrl';
 import type { PrepareOptions, PrepareResult } from '../node/desk/prepare';
 import { readThumbnail } from '../node/desk/thumbnail';
 import { COMMANDS } from '../shared/commands';
 import type { DeskView } from '../shared/protocol';
+import { DeskViewPanel, type DeskViewSource, type ShownPage } from './deskView';
 import type { DeskPort, DeskPrepare } from './landing';
 import { setting } from './settings';
 import type { ViewModel } from './viewModel';
@@ -49,11 +50,14 @@ export interface OpenDeskResult {
 const openDeskArgSchema = z.object({ page: z.string().min(1).max(300) }).strict();
 
 /** The desk as this window uses it: settings → prepare options; the profile and the thumbnail live in the store. */
-export class HostDesk implements DeskPort, vscode.Disposable {
+export class HostDesk implements DeskPort, DeskViewSource, vscode.Disposable {
   readonly desk: Desk;
+  /** The desk view (./deskView.ts), where a page brought to front by the user's Open Desk or a landing is shown. */
+  view: DeskViewPanel | undefined;
   lastResult: PrepareResult | undefined;
   /** When this window last used the desk (a prepare, a page shown): the idle stop counts from it (./deskWarmup.ts). */
   lastUsedAt = 0;
+  private lastFrontUrl: string | undefined;
   private readonly thumbnailPath: string;
 
   constructor(
@@ -122,10 +126,33 @@ export class HostDesk implements DeskPort, vscode.Disposable {
     return this.showEvidence({ url: report.url, evidenceId: job.evidenceId, title });
   }
 
-  /** Prepares the desk for a `cdp://evidence/<id>` landing: the remembered page to front. */
-  async prepare(evidenceId: string): Promise<DeskPrepare> {
+  /**
+   * Prepares the desk for a `cdp://evidence/<id>` landing: the remembered page to front, then shown in
+   * the desk view (taking the focus only when `focus`: the user's own Open Landing).
+   */
+  async prepare(evidenceId: string, opts: { focus: boolean } = { focus: false }): Promise<DeskPrepare> {
     const r = await this.run({ id: evidenceId, url: evidenceLink(evidenceId) }, `evidence ${evidenceId}`);
+    const key = pageOfEvidence(await this.desk.pages().catch((): DeskPage[] => []), evidenceId)?.key;
+    const shown = key ? shownPage(key, r) : undefined;
+    if (shown) await this.view?.show(shown.key, opts.focus, shown);
     return { status: r.status, ...(r.reason ? { reason: r.reason } : {}) };
+  }
+
+  /** The desk view's switch to a remembered page: brought to front on the desk, or why it cannot be. */
+  async showForView(key: string): Promise<ShownPage | { problem: string }> {
+    const r = await this.run(key, `page ${key} for the desk view`);
+    return shownPage(key, r) ?? { problem: r.reason ?? (r.status === 'none' ? `no desk browser: set ${CHROMIUM_PATH_SETTING} or lifeThread.cdp.endpoint` : `the desk could not show ${key} (${r.status})`) };
+  }
+
+  pages(): Promise<DeskPage[]> {
+    return this.desk.pages();
+  }
+
+  /** The key of the page the desk last brought to front in this window (a prepare that only restores leaves it). */
+  async frontKey(): Promise<string | undefined> {
+    const url = this.lastFrontUrl;
+    if (!url) return undefined;
+    return (await this.desk.pages().catch((): DeskPage[] => [])).find((p) => sameUrl(p.url, url))?.key;
   }
 
   /** Starts the desk (or reconnects to it) with nothing brought to front, ahead of a job's end (./deskWarmup.ts). */
@@ -144,7 +171,10 @@ export class HostDesk implements DeskPort, vscode.Disposable {
     return pageOfEvidence(await this.desk.pages(), evidenceId)?.url;
   }
 
-  /** `Life Thread: Open Desk`: prepares the desk, then brings the page the user picks (or `arg.page`) to front. */
+  /**
+   * `Life Thread: Open Desk`: prepares the desk, brings `arg.page` (default: the page last in front, else
+   * the newest) to front and shows it in the desk view, which lists the other pages.
+   */
   async openDesk(arg?: unknown): Promise<OpenDeskResult> {
     const parsed = arg === undefined ? undefined : openDeskArgSchema.safeParse(arg);
     if (parsed && !parsed.success) throw new InputError('page', 'Open Desk takes { page: <a remembered page\'s key> }');
@@ -168,14 +198,15 @@ export class HostDesk implements DeskPort, vscode.Disposable {
       void vscode.window.showInformationMessage(message);
       return { status: ready.status, pages: 0, message };
     }
-    const key = wanted ?? (await pickPage(pages, ready));
-    if (key === undefined) return { status: ready.status, pages: pages.length };
+    const key = wanted ?? (await this.frontKey()) ?? pages.at(-1)?.key ?? '';
     const shown = await this.withProgress('Bringing the page to front…', () => this.run(key, `page ${key}`));
-    if (shown.status === 'needs_restore' || shown.status === 'none') {
+    const inView = shownPage(key, shown);
+    if (!inView) {
       const message = `Life Thread: the desk could not show ${key} — ${shown.reason ?? shown.status}`;
       void vscode.window.showWarningMessage(message);
       return { status: shown.status, pages: pages.length, shown, message };
     }
+    await this.view?.show(key, true, inView);
     return { status: shown.status, pages: pages.length, shown };
   }
 
@@ -207,6 +238,7 @@ export class HostDesk implements DeskPort, vscode.Disposable {
     this.lastUsedAt = Date.now();
     const r = typeof target === 'string' ? await this.desk.showPage(target, o) : await this.desk.prepare(target, o);
     this.lastResult = r;
+    if (r.evidencePage) this.lastFrontUrl = r.evidencePage.url;
     this.log.info(`desk ${what}: ${r.status}${r.reason ? ` (${r.reason})` : ''} in ${r.timings.totalMs} ms${r.started ? `, started Chromium pid ${r.started.pid}` : ''}`);
     for (const w of r.warnings ?? []) this.log.warn(`desk: ${w}`);
     await this.refreshView();
@@ -218,8 +250,11 @@ export class HostDesk implements DeskPort, vscode.Disposable {
   }
 }
 
-export function registerDesk(context: vscode.ExtensionContext, desk: HostDesk): void {
+export function registerDesk(context: vscode.ExtensionContext, desk: HostDesk, log: vscode.LogOutputChannel): DeskViewPanel {
+  const view = new DeskViewPanel(context, desk, log);
+  desk.view = view;
   context.subscriptions.push(
+    view,
     desk,
     contrib.registerCommand(COMMANDS.openDesk, async (arg?: unknown) => {
       try {
@@ -231,6 +266,7 @@ export function registerDesk(context: vscode.ExtensionContext, desk: HostDesk): 
       }
     }),
   );
+  return view;
 }
 
 /** A page the desk may show for a job: a `file://` page or one on this machine (a report, a dev server). */
@@ -246,6 +282,12 @@ function checkEvidencePage(url: string): void {
   throw new InputError('url', `the desk shows file:// pages and pages on this machine (http://127.0.0.1…, http://localhost…), not ${u.protocol}//${u.host}`);
 }
 
+/** Where the desk view attaches after a prepare that brought `key` to front; undefined when it did not. */
+function shownPage(key: string, r: PrepareResult): ShownPage | undefined {
+  if ((r.status !== 'ok' && r.status !== 'prepared') || !r.endpoint || !r.evidencePage) return undefined;
+  return { key, endpoint: r.endpoint, targetId: r.evidencePage.id };
+}
+
 /** Said when no browser can be reached and Life Thread may not start one: how to configure the desk. */
 function noBrowserMessage(r: PrepareResult, o: PrepareOptions): string | undefined {
   if (r.status === 'ok' || r.status === 'prepared') return undefined;
@@ -258,22 +300,6 @@ function noBrowserMessage(r: PrepareResult, o: PrepareOptions): string | undefin
 function noBrowserWhy(o: PrepareOptions): string {
   const endpoint = o.endpoint.trim();
   return endpoint ? `nothing answers at ${endpoint} and ${CHROMIUM_PATH_SETTING} is empty` : `lifeThread.cdp.endpoint and ${CHROMIUM_PATH_SETTING} are empty`;
-}
-
-async function pickPage(pages: readonly DeskPage[], ready: PrepareResult): Promise<string | undefined> {
-  const items = [...pages].reverse().map((p) => ({
-    label: `${p.url.startsWith('file:') ? '$(file)' : '$(globe)'} ${p.title || p.key}`,
-    description: p.evidenceId ? `evidence ${p.evidenceId}` : p.key,
-    detail: p.url,
-    key: p.key,
-  }));
-  const pick = await vscode.window.showQuickPick(items, {
-    title: `Life Thread Desk — ${ready.status}${ready.restored.length ? ` (${ready.restored.length} page(s) restored)` : ''}`,
-    placeHolder: 'Bring a page to front',
-    matchOnDescription: true,
-    matchOnDetail: true,
-  });
-  return pick?.key;
 }
 
 /** The desk status line and thumbnail of the sidebar and the panel. */

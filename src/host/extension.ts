@@ -27,6 +27,7 @@ import { modelsSection } from './modelsDoctor';
 import { Lander } from './landing';
 import { registerLanding } from './landingFeature';
 import { HostDesk, registerDesk } from './desk';
+import type { DeskViewPanel } from './deskView';
 import { Continuity } from './continuity';
 import { WakeFeature } from './wakeFeature';
 import { registerWakeSurfaces } from './wakeCommands';
@@ -61,6 +62,7 @@ export interface LifeThreadApi {
   readonly afterTurn: AfterTurn;
   readonly lander: Lander;
   readonly desk: HostDesk;
+  readonly deskView: DeskViewPanel;
   readonly continuity: Continuity;
   readonly wakes: WakeFeature;
   readonly feed: FeedFeature;
@@ -142,7 +144,7 @@ export async function activate(context: vscode.ExtensionContext, registrar?: Reg
 
   stage('continuity');
   const desk = new HostDesk(storeDir, log, model);
-  registerDesk(context, desk);
+  const deskView = registerDesk(context, desk, log);
   const lander = new Lander(context, log, model, panel, desk, [join(storeDir, 'evidence'), join(storeDir, 'logs')]);
   context.subscriptions.push(lander);
   registerLanding(context, lander);
@@ -217,7 +219,7 @@ export async function activate(context: vscode.ExtensionContext, registrar?: Reg
   const activationMs = performance.now() - t0;
   stage('start');
   log.info(`main module loaded and wired in ${activationMs.toFixed(1)} ms (ms per stage: ${stages.join(', ')}); store ${storeDir}`);
-  return { activatedAt: Date.now(), activationMs, storeDir, model, doctor, panel, schedule, jobs, reminderTurns, afterTurn, lander, desk, continuity, wakes, feed, modelOffer, timer, zones, ready, webviewRequest: handle };
+  return { activatedAt: Date.now(), activationMs, storeDir, model, doctor, panel, schedule, jobs, reminderTurns, afterTurn, lander, desk, deskView, continuity, wakes, feed, modelOffer, timer, zones, ready, webviewRequest: handle };
 }
 
 /** The doctor's first section: versions, platform, store and the owner's zone. */

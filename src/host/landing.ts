@@ -26,7 +26,8 @@ export interface DeskPrepare {
 
 /** What landing needs from the desk (the CDP browser). */
 export interface DeskPort {
-  prepare(evidenceId: string): Promise<DeskPrepare>;
+  /** `focus`: the user's own action asked for it (Open Landing, a link clicked); otherwise the focus stays where it is. */
+  prepare(evidenceId: string, opts?: { focus: boolean }): Promise<DeskPrepare>;
   evidenceUrl(evidenceId: string): Promise<string | undefined>;
 }
 
@@ -41,6 +42,11 @@ export interface LandResult {
   warning?: string;
   /** A code landing's evidence link (the job's log or report), offered on the landed line (./evidenceLens.ts). */
   evidence?: string;
+}
+
+/** How a landing opens: `focus` only when the user asked for it (Open Landing, a Life Thread link). */
+export interface LandOptions {
+  focus?: boolean;
 }
 
 const PENDING_KEY = 'lifeThread.pendingLanding';
@@ -102,30 +108,30 @@ export class Lander {
     return [...new Set([vscode.env.uriScheme, 'vscode'])];
   }
 
-  async land(ref: LandingRef): Promise<LandResult> {
+  async land(ref: LandingRef, opts: LandOptions = {}): Promise<LandResult> {
     let result: LandResult;
     if (ref.kind === 'none') result = { kind: 'none', opened: 'nothing (the landing is "none")' };
     else if (ref.kind === 'code_anchor') result = { ...(await this.landAnchor(ref.anchor)), ...(ref.evidence !== undefined ? { evidence: ref.evidence } : {}) };
-    else result = await this.landDeepLink(parseDeepLink(ref.uri, this.uriSchemes));
+    else result = await this.landDeepLink(parseDeepLink(ref.uri, this.uriSchemes), opts);
     this._onDidLand.fire(result);
     return result;
   }
 
-  private async landDeepLink(link: DeepLink): Promise<LandResult> {
+  private async landDeepLink(link: DeepLink, opts: LandOptions): Promise<LandResult> {
     switch (link.kind) {
       case 'file':
         return this.openFile(link.path, link.startLine, link.endLine);
       case 'cdp':
-        return this.openEvidence(link.evidenceId);
+        return this.openEvidence(link.evidenceId, opts);
       case 'message':
         return this.openMessage(link.topic, link.msgId, link.start, link.end);
       case 'self':
-        return this.landSelf(link.path, link.query);
+        return this.landSelf(link.path, link.query, opts);
     }
   }
 
   /** `/land?ref=…`, `/anchor?…` (and `/wake?id=…`, answered by the wake feature). */
-  async landSelf(path: string, query: string): Promise<LandResult> {
+  async landSelf(path: string, query: string, opts: LandOptions = {}): Promise<LandResult> {
     if (path === '/land') {
       const q = parseQuery(query, landQuerySchema);
       const ref = decodeRef(q.ref);
@@ -133,7 +139,7 @@ export class Lander {
         const inner = parseDeepLink(ref.uri, this.uriSchemes);
         if (inner.kind === 'self') throw new InputError('ref', 'points at another Life Thread link; nested links are not followed');
       }
-      return this.land(ref);
+      return this.land(ref, opts);
     }
     if (path === '/anchor') {
       const q = parseQuery(query, anchorQuerySchema);
@@ -231,10 +237,10 @@ export class Lander {
     return { kind: 'code_anchor', opened: `${anchor.path} lines ${range.startLine}-${range.endLine} (step: ${res.step})`, uri: doc.uri.toString(), range, anchor: res, ...(warning ? { warning } : {}) };
   }
 
-  async openEvidence(evidenceId: string): Promise<LandResult> {
+  async openEvidence(evidenceId: string, opts: LandOptions = {}): Promise<LandResult> {
     const url = await this.desk?.evidenceUrl(evidenceId);
     if (!url) throw new InputError('uri', `cdp://evidence/${evidenceId} is not a page the desk remembers (pages are remembered when a job's report is shown on the desk)`);
-    const prep: DeskPrepare = this.desk ? await this.desk.prepare(evidenceId) : { status: 'none' };
+    const prep: DeskPrepare = this.desk ? await this.desk.prepare(evidenceId, { focus: opts.focus ?? false }) : { status: 'none' };
     if (prep.status === 'ok' || prep.status === 'prepared') {
       return { kind: 'cdp', opened: `evidence ${evidenceId} on the desk`, desk: prep.status };
     }
@@ -317,7 +323,7 @@ export class Lander {
     try {
       const link = parseDeepLink(uri.toString(true), this.uriSchemes);
       if (link.kind !== 'self') throw new InputError('uri', 'is not a Life Thread link');
-      return await this.landSelf(link.path, uri.query);
+      return await this.landSelf(link.path, uri.query, { focus: true });
     } catch (err) {
       const msg = err instanceof InputError ? `${err.field}: ${err.reason}` : err instanceof Error ? err.message : String(err);
       this.log.warn(`refused link ${uri.toString(true).slice(0, 300)}: ${msg}`);

@@ -45,7 +45,7 @@ export function registerLanding(context: vscode.ExtensionContext, lander: Lander
         // Nothing pasted (the box cancelled or left empty) is not an error: say nothing.
         if (ref === null) return undefined;
         if (typeof arg !== 'object' && !arg && ref.kind === 'none') return undefined;
-        return await lander.land(ref);
+        return await lander.land(ref, { focus: true });
       } catch (err) {
         if (err instanceof ShownInputError) return undefined;
         void vscode.window.showErrorMessage(`Life Thread: cannot open this landing — ${err instanceof InputError ? `${err.field}: ${err.reason}` : String(err)}`);

@@ -1,8 +1,11 @@
 import * as vscode from 'vscode';
 import { randomBytes } from 'node:crypto';
 
-/** The webview document: a strict CSP with a fresh nonce, the codicon font and theme-variable CSS. */
-export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, title: string): string {
+/**
+ * The webview document: a strict CSP with a fresh nonce, the codicon font and theme-variable CSS.
+ * `script` is the bundle under dist/ (scripts/build.mjs): the sidebar and panel's, or the desk view's.
+ */
+export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, title: string, script: 'webview.js' | 'desk.js' = 'webview.js'): string {
   const nonce = randomBytes(16).toString('base64');
   const asset = (...p: string[]) => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, ...p)).toString();
   const csp = [
@@ -23,8 +26,8 @@ export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, t
 <title>${title}</title>
 </head>
 <body>
-<main id="root" aria-live="polite"><div class="loading" role="status"><i class="codicon codicon-loading codicon-modifier-spin" aria-hidden="true"></i><span>Loading Life Thread…</span></div></main>
-<script nonce="${nonce}" src="${asset('dist', 'webview.js')}"></script>
+<main id="root" aria-live="polite"><div class="loading" role="status"><i class="codicon codicon-loading codicon-modifier-spin" aria-hidden="true"></i><span>Loading ${title}…</span></div></main>
+<script nonce="${nonce}" src="${asset('dist', script)}"></script>
 </body>
 </html>`;
 }

@@ -335,6 +335,14 @@ export class ChromeRemoteTransport implements CdpTransport {
     });
   }
 
+  /**
+   * A client of its own on the page, for a caller that keeps it (the desk view's screencast,
+   * src/node/desk/screencast.ts); the caller closes it.
+   */
+  attach(id: string): Promise<CDP.Client> {
+    return this.withClientOpen(id, 'attach');
+  }
+
   // -- helpers ---------------------------------------------------------------------------------
 
   private async navigateWith(c: CDP.Client, url: string): Promise<void> {
@@ -375,6 +383,15 @@ export class ChromeRemoteTransport implements CdpTransport {
 
   /** Connects a client to the page, runs `fn`, and always closes the client. */
   private async withClient<T>(idOrTarget: string | RawTarget, what: string, fn: (c: CDP.Client) => Promise<T>): Promise<T> {
+    const client = await this.withClientOpen(idOrTarget, what);
+    try {
+      return await fn(client);
+    } finally {
+      await withTimeout(client.close(), this.timeoutMs, 'close client').catch(() => undefined);
+    }
+  }
+
+  private async withClientOpen(idOrTarget: string | RawTarget, what: string): Promise<CDP.Client> {
     const id = typeof idOrTarget === 'string' ? idOrTarget : idOrTarget.id;
     let ws = typeof idOrTarget === 'string' ? undefined : idOrTarget.webSocketDebuggerUrl;
     if (!ws) {
@@ -383,13 +400,8 @@ export class ChromeRemoteTransport implements CdpTransport {
       ws = t.webSocketDebuggerUrl;
       if (!ws) throw new Error(`page ${id} at ${this.endpoint} has no debugger URL (another DevTools client is attached?)`);
     }
-    const client = await this.timed(cdp()({ ...this.http, target: ws, local: true }), `${what} ${id}: connect`, (late) => {
+    return this.timed(cdp()({ ...this.http, target: ws, local: true }), `${what} ${id}: connect`, (late) => {
       void late.close().catch(() => undefined);
     });
-    try {
-      return await fn(client);
-    } finally {
-      await withTimeout(client.close(), this.timeoutMs, 'close client').catch(() => undefined);
-    }
   }
 }

@@ -2,8 +2,8 @@
  * The desk in the real extension host: `Life Thread: Open Desk` with no browser configured says how to
  * set one; with `lifeThread.cdp.chromiumPath` (Debian's Chromium) the report a job's output names is
  * open and in front over CDP, a `cdp://evidence/…` landing (Open Landing, and a /land link) brings it back to
- * front after another page took it, Open Desk brings a remembered page to front, and the panel shows the
- * desk's status with the thumbnail (screenshot: test-results/desk-panel.png).
+ * front after another page took it and shows it in the desk view, Open Desk brings a remembered page to front
+ * in the desk view, and the panel shows the desk's status with the thumbnail (screenshot: test-results/desk-panel.png).
  */
 import * as assert from 'node:assert/strict';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -101,6 +101,7 @@ describe('the desk in the real extension host', function () {
     assert.equal(landed.desk, 'ok');
     assert.equal(await visibility(t, reportUrl), 'visible');
     assert.equal(await visibility(t, otherUrl), 'hidden');
+    assert.equal(api.deskView.shown.key, 'evidence:job-report-1', 'Open Landing shows the page in the desk view');
 
     // The same landing inside a Life Thread link, through the URI handler.
     await t.activate(other.id);
@@ -116,7 +117,7 @@ describe('the desk in the real extension host', function () {
     assert.equal(await visibility(t, reportUrl), 'visible');
   });
 
-  it('Open Desk lists the remembered pages and brings the picked one to front', async function () {
+  it('Open Desk shows the page in front in the desk view, or the remembered page it is given', async function () {
     if (!existsSync(CHROMIUM)) this.skip();
     await setCdp({ endpoint: '', chromiumPath: CHROMIUM });
     const api = await lifeThread();
@@ -126,18 +127,22 @@ describe('the desk in the real extension host', function () {
     const docsUrl = page('docs', 'Docs');
     await api.desk.desk.remember({ key: 'docs', url: docsUrl, title: 'Docs' });
     const reportUrl = (await api.desk.evidenceUrl('job-report-1')) ?? '';
-    // Open Desk without an argument shows the quick pick; the newest remembered page (docs) comes first.
-    const picked = vscode.commands.executeCommand<OpenDeskResult>(COMMANDS.openDesk);
-    await new Promise((r) => setTimeout(r, 1500));
-    await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
-    const r = await picked;
+    // The landing of the previous test showed the report in the desk view too.
+    assert.equal(api.deskView.shown.key, 'evidence:job-report-1');
+    // Without an argument: the page the desk last brought to front (the report), not the newest (docs).
+    const r = await vscode.commands.executeCommand<OpenDeskResult>(COMMANDS.openDesk);
     assert.equal(r.pages, 2);
-    assert.equal(r.shown?.evidencePage?.url, docsUrl, JSON.stringify(r));
+    assert.equal(r.shown?.evidencePage?.url, reportUrl, JSON.stringify(r));
+    assert.ok(api.deskView.isOpen, 'the desk view is open');
+    // With a page's key: that page, in front on the desk and in the view.
+    const direct = await vscode.commands.executeCommand<OpenDeskResult>(COMMANDS.openDesk, { page: 'docs' });
+    assert.equal(direct.status, 'ok', direct.message);
     assert.equal(await visibility(t, docsUrl), 'visible');
     assert.equal(await visibility(t, reportUrl), 'hidden');
-    // With a page's key, no pick.
-    const direct = await vscode.commands.executeCommand<OpenDeskResult>(COMMANDS.openDesk, { page: 'evidence:job-report-1' });
-    assert.equal(direct.status, 'ok', direct.message);
+    assert.equal(api.deskView.shown.key, 'docs');
+    await waitFor(() => (api.deskView.lastDrawn?.url === docsUrl ? true : undefined), 30_000, 'the docs page drawn in the desk view');
+    const back = await vscode.commands.executeCommand<OpenDeskResult>(COMMANDS.openDesk, { page: 'evidence:job-report-1' });
+    assert.equal(back.status, 'ok', back.message);
     assert.equal(await visibility(t, reportUrl), 'visible');
   });
 
