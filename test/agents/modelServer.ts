@@ -21,8 +21,8 @@ export interface Recorded {
   answered?: string;
 }
 
-/** One model turn: text that ends it, or one tool call. */
-export type Turn = { text: string } | { tool: string; input: Record<string, Json> };
+/** One model turn: text that ends it, or one tool call (`namespace`: a Responses API tool namespace, as Codex groups an MCP server's tools). */
+export type Turn = { text: string } | { tool: string; namespace?: string; input: Record<string, Json> };
 
 /** The line an unscripted request gets: the agent sees a model that says only this. */
 export const UNSCRIPTED = 'Not scripted.';
@@ -146,7 +146,7 @@ export class AgentModelServer {
     const id = `resp_${rec.n}`;
     const item =
       'tool' in turn
-        ? { type: 'function_call', id: `fc_${rec.n}`, call_id: `call_${rec.n}`, name: turn.tool, arguments: JSON.stringify(turn.input), status: 'completed' }
+        ? { type: 'function_call', id: `fc_${rec.n}`, call_id: `call_${rec.n}`, ...(turn.namespace ? { namespace: turn.namespace } : {}), name: turn.tool, arguments: JSON.stringify(turn.input), status: 'completed' }
         : { type: 'message', id: `msg_${rec.n}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: turn.text, annotations: [] }] };
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     const send = (type: string, data: object): void => void res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
