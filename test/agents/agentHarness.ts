@@ -45,8 +45,12 @@ export async function storeWithShim(store: string, stdinLog: string): Promise<vo
   await installShim({ storeDir: store, bundleDir: path.join(REPO, 'dist'), version, runtime: { kind: 'node', path: runtime, version: '24.22.3' } });
 }
 
-/** The environment of an agent: its own HOME and XDG folders, Node 24 first on PATH, no Life Thread variables, and every update, telemetry and report switch off. */
-export function agentEnv(home: string, extra: Record<string, string>): NodeJS.ProcessEnv {
+/**
+ * The environment of an agent: its own HOME and XDG folders, Node 24 first on PATH, no Life Thread
+ * variables, and the proxy variables pointing at `sink` (the model server, which refuses and lists what
+ * goes outside) with 127.0.0.1 left direct.
+ */
+export function agentEnv(home: string, sink: string, extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const k of ['LANG', 'TERM', 'USER', 'LOGNAME', 'SHELL']) if (process.env[k] !== undefined) env[k] = process.env[k];
   return {
@@ -60,6 +64,12 @@ export function agentEnv(home: string, extra: Record<string, string>): NodeJS.Pr
     PATH: `${NODE24_BIN}:/usr/local/bin:/usr/bin:/bin`,
     TZ: 'UTC',
     NO_UPDATE_NOTIFIER: '1',
+    HTTPS_PROXY: sink,
+    HTTP_PROXY: sink,
+    https_proxy: sink,
+    http_proxy: sink,
+    NO_PROXY: '127.0.0.1,localhost',
+    no_proxy: '127.0.0.1,localhost',
     ...extra,
   };
 }

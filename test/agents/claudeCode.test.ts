@@ -115,7 +115,7 @@ describe('Claude Code woken by the background command its answer named', () => {
     const mcpFile = path.join(dirs.work, mcpJson.file);
     fs.writeFileSync(mcpFile, mcpJson.text);
     fs.writeFileSync(path.join(dirs.home, '.claude.json'), JSON.stringify({ hasCompletedOnboarding: true, bypassPermissionsModeAccepted: true, autoUpdates: false, projects: { [dirs.work]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true } } }));
-    const env = agentEnv(dirs.home, {
+    const env = agentEnv(dirs.home, server.origin, {
       ANTHROPIC_BASE_URL: server.origin,
       ANTHROPIC_API_KEY: 'sk-ant-scripted',
       DISABLE_TELEMETRY: '1',
@@ -130,6 +130,8 @@ describe('Claude Code woken by the background command its answer named', () => {
     assert.equal(run.code, 0, tail(run));
     assert.ok(waitCommand, `the set-wake answer named no background command\n${tail(run)}`);
 
+    // With the switches above the agent reaches nothing outside 127.0.0.1 through its proxy (docs/test-host.md).
+    assert.deepEqual(server.outside, [], 'outside traffic the proxy sink refused');
     const rows = await wakeRows(dirs.store);
     assert.equal(rows.length, 1, JSON.stringify(rows));
     const row = rows[0];

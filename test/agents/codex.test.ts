@@ -102,14 +102,22 @@ describe('Codex CLI woken through lifethread_wait within its turn', () => {
       '[feedback]',
       'enabled = false',
       '',
+      // Plugins and apps sync from github.com and chatgpt.com when Codex starts.
+      '[features]',
+      'plugins = false',
+      'remote_plugin = false',
+      'apps = false',
+      '',
       block.text,
     ].join('\n');
     fs.writeFileSync(path.join(codexHome, 'config.toml'), config);
-    const env = agentEnv(dirs.home, { CODEX_HOME: codexHome, SCRIPTED_API_KEY: 'scripted' });
+    const env = agentEnv(dirs.home, server.origin, { CODEX_HOME: codexHome, SCRIPTED_API_KEY: 'scripted' });
     const args = ['exec', '--strict-config', '--json', '--color', 'never', '-C', dirs.work, 'Wake me in 5 seconds to read the job log.'];
     const run = await runAgent(CODEX, args, { cwd: dirs.work, env, ms: 120_000, log: path.join(dirs.base, 'codex') });
     assert.equal(run.code, 0, tail(run));
 
+    // With the switches above the agent reaches nothing outside 127.0.0.1 through its proxy (docs/test-host.md).
+    assert.deepEqual(server.outside, [], 'outside traffic the proxy sink refused');
     const rows = await wakeRows(dirs.store);
     assert.equal(rows.length, 1, `${JSON.stringify(rows)}\n${tail(run)}`);
     const row = rows[0];

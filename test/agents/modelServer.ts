@@ -2,11 +2,13 @@
  * A scripted model server on 127.0.0.1 for the real terminal agents: Anthropic's Messages API (Claude
  * Code, through ANTHROPIC_BASE_URL) and OpenAI's Responses API (Codex, through a model provider in its
  * config). It refuses nothing, answers only what the test scripts (anything else gets one fixed line of
- * text), and records every request it gets with its path, so a test can read what the agent sent.
+ * text), and records every request it gets with its path, so a test can read what the agent sent. It
+ * is also the agents' proxy (HTTPS_PROXY): whatever they try to reach outside is refused and listed.
  */
 import { appendFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
@@ -38,8 +40,17 @@ export class AgentModelServer {
   /** `log`: a file that gets one JSON line per request (kept for the report when a run fails). */
   constructor(private readonly log?: string) {}
 
+  /** Hosts the agent tried to reach through the proxy variables (HTTPS_PROXY / HTTP_PROXY point here): refused, recorded. */
+  readonly outside: string[] = [];
+
   async start(): Promise<void> {
     this.server = createServer((req, res) => void this.handle(req, res));
+    // The sink for outside traffic: a CONNECT (HTTPS through a proxy) is refused and its host recorded.
+    this.server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+      this.outside.push(`CONNECT ${req.url ?? ''}`);
+      if (this.log) appendFileSync(this.log, `${JSON.stringify({ outside: `CONNECT ${req.url ?? ''}`, at: Date.now() })}\n`);
+      socket.end('HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\n\r\n');
+    });
     await new Promise<void>((r) => this.server?.listen(0, '127.0.0.1', () => r()));
     this.port = (this.server.address() as AddressInfo).port;
   }
@@ -78,6 +89,13 @@ export class AgentModelServer {
       body = raw ? (JSON.parse(raw) as Json) : null;
     } catch {
       // kept as the raw text
+    }
+    // A plain-HTTP proxy request names a whole URL: outside traffic, refused and recorded.
+    if (/^[a-z]+:\/\//i.test(req.url ?? '')) {
+      this.outside.push(`${req.method ?? ''} ${req.url ?? ''}`);
+      if (this.log) appendFileSync(this.log, `${JSON.stringify({ outside: `${req.method ?? ''} ${req.url ?? ''}`, at: Date.now() })}\n`);
+      res.writeHead(403).end();
+      return;
     }
     const path = (req.url ?? '').split('?')[0] ?? '';
     const rec: Recorded = { n: this.requests.length, at: Date.now(), method: req.method ?? '', path, body };
