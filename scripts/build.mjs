@@ -58,6 +58,7 @@ if (!production) {
   const entries = [
     ...filesUnder('test/unit', /\.test\.ts$/),
     ...filesUnder('test/timer', /\.test\.ts$/),
+    ...filesUnder('test/agents', /\.ts$/),
     ...filesUnder('test/host', /\.ts$/),
     ...filesUnder('test/runner', /\.ts$/),
     ...filesUnder('test/e2e', /\.ts$/),

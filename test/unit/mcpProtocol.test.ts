@@ -6,9 +6,14 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { wakeRowSchema } from '../../src/core/wake/row';
-import { baseEnv, CLI, runCli, tempStores } from './helpers/cliHarness';
+import { baseEnv, CLI, REPO, runCli, tempStores } from './helpers/cliHarness';
+
+/** Claude Code 2.1.332's handshake as `life-thread mcp` read it (`npm run test:agents -- --save-fixtures` rewrites it). */
+const HANDSHAKE = path.join(REPO, 'test', 'fixtures', 'mcp', 'claude-code-handshake.jsonl');
 
 const stores = tempStores('lt-mcpproto-');
 
@@ -170,10 +175,22 @@ describe('life-thread mcp and Claude Code’s initialize', () => {
   it('a client that declares no channel capability (as Claude Code does not) is pushed notifications/claude/channel with the pulse; the row is unverified until a tool answer carries the pulse', async () => {
     const s = new RawSession(stores.freshStore());
     try {
-      // Claude Code's handshake: its client name, roots, and no experimental capability.
-      const init = await s.ask(JSON.stringify({ method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: { roots: {} }, clientInfo: { name: 'claude-code', version: '2.1.332' } }, jsonrpc: '2.0', id: 0 }));
-      assert.deepEqual((init.result as { capabilities?: { experimental?: unknown } } | undefined)?.capabilities?.experimental, { 'claude/channel': {} }, 'the server declares the channel');
-      s.write(JSON.stringify({ method: 'notifications/initialized', jsonrpc: '2.0' }));
+      // Claude Code's own opening lines, byte for byte as a real run sent them (test/agents/claudeCode.test.ts).
+      const handshake = fs.readFileSync(HANDSHAKE, 'utf8').split('\n').filter((l) => l !== '');
+      let init: Answer | undefined;
+      for (const line of handshake) {
+        const sent = JSON.parse(line) as { id?: string | number; method: string; params?: { capabilities?: { experimental?: unknown } } };
+        if (sent.method === 'initialize') assert.equal(sent.params?.capabilities?.experimental, undefined, 'Claude Code declares no experimental capability');
+        if (sent.id === undefined) {
+          s.write(line);
+          continue;
+        }
+        const a = await s.ask(line);
+        assert.equal(a.id, sent.id, JSON.stringify(a));
+        if (sent.method === 'initialize') init = a;
+      }
+      assert.ok(init?.result, `no answer to Claude Code's initialize in ${HANDSHAKE}`);
+      assert.deepEqual((init.result as { capabilities?: { experimental?: unknown } }).capabilities?.experimental, { 'claude/channel': {} }, 'the server declares the channel');
       const set = await s.ask(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'lifethread_sendToLifeThread', arguments: { text: 'WAKE-RAW-CHANNEL', delay_seconds: 1 } } }));
       const setText = set.result?.content?.[0]?.text ?? '';
       const row = wakeRowSchema.parse(JSON.parse(setText.slice(setText.indexOf('\n\n{') + 2)));
