@@ -50,6 +50,12 @@ if (!reloaded) {
     this.timeout(120_000);
     let t: ChromeRemoteTransport;
     let aUrl = '';
+    // The reload ends this run before mocha prints its summary, so the runner counts only the run after
+    // the reload: the tests that failed here go into the marker, and that run fails on them.
+    const failedHere: string[] = [];
+    afterEach(function () {
+      if (this.currentTest?.state === 'failed') failedHere.push(this.currentTest.title);
+    });
 
     it('Open Desk shows the desk page live in the desk view', async function () {
       if (!existsSync(CHROMIUM)) this.skip();
@@ -119,7 +125,7 @@ if (!reloaded) {
 
     it('reloads the window with the desk view open', async function () {
       if (!t) this.skip();
-      writeFileSync(markerFile(), JSON.stringify({ url: aUrl }));
+      writeFileSync(markerFile(), JSON.stringify({ url: aUrl, failedBeforeReload: failedHere }));
       await vscode.commands.executeCommand('workbench.action.reloadWindow');
       // The reload ends this extension host; the new window runs this file again.
       await new Promise((r) => setTimeout(r, 100_000));
@@ -133,6 +139,11 @@ if (!reloaded) {
       const api = await lifeThread();
       await api.desk.desk.stopStarted();
       await setCdp({ endpoint: undefined, chromiumPath: undefined });
+    });
+
+    it('the tests before the reload passed', () => {
+      const { failedBeforeReload } = JSON.parse(readFileSync(markerFile(), 'utf8')) as { failedBeforeReload?: string[] };
+      assert.deepEqual(failedBeforeReload, [], 'the run before the reload recorded its failures');
     });
 
     it('comes back, showing the page it showed', async () => {
