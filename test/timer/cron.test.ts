@@ -50,8 +50,11 @@ function asUser(args: string[], pathVar = `${path.dirname(process.execPath)}:/us
 }
 
 function asUserOk(args: string[], pathVar?: string): string {
+  const t0 = Date.now();
   const r = asUser(args, pathVar);
   assert.equal(r.status, 0, `${args.join(' ')} → ${r.status}\n${r.stdout}\n${r.stderr}`);
+  // Every verb this test calls answers something; an empty answer with exit 0 is a defect to see whole.
+  assert.notEqual(r.stdout, '', `${args.join(' ')} → exit 0 with nothing on stdout after ${Date.now() - t0} ms; stderr: ${JSON.stringify(r.stderr)}`);
   return r.stdout;
 }
 
