@@ -1,22 +1,14 @@
 /**
- * Where a job's evidence goes when the window's first folder is virtual (./../workspace.ts: a folder no
- * file system serves, then the fixture folder on disk): the window cannot keep it in the first folder's
- * continuity folder (src/host/evidenceHome.ts), so a task's output is written to the store and the pulse
- * names it by its absolute path; a `life-thread run` log stays in the store and is named there, not copied.
- * Nothing is made under the second folder, nor at the path the virtual folder's URI spells.
+ * Where a job's evidence goes when the window's first folder is virtual (../workspace.ts: a folder no
+ * file system serves, then the fixture folder on disk): test/host/evidenceInStore.ts, the store. Nothing
+ * is made under the second folder, nor at the path the virtual folder's URI spells.
  */
 import * as assert from 'node:assert/strict';
-import { cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { EXTENSION_ID } from '../../../../../src/shared/commands';
-import { lifeThread, waitFor } from '../../../helpers';
-import { useScriptedModel } from '../../../scriptedModel';
+import { evidenceInStore } from '../../../evidenceInStore';
 import { VIRTUAL_SCHEME } from '../workspace';
-
-function textOf(result: vscode.LanguageModelToolResult): string {
-  return result.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
-}
 
 const folders = (): readonly vscode.WorkspaceFolder[] => vscode.workspace.workspaceFolders ?? [];
 /** The folder on disk: the window's second. */
@@ -25,97 +17,18 @@ const disk = (): vscode.WorkspaceFolder => {
   assert.ok(f, 'the second folder is open');
   return f;
 };
-const demo = (): string => join(disk().uri.fsPath, 'demo');
-/** The demo's test run without its pauses. */
-const DEMO_ENV = { DEMO_TEST_PAUSE_MS: '0', NPM_CONFIG_UPDATE_NOTIFIER: 'false' };
-const escape = (s: string): string => s.replace(/[/.\\^$*+?()[\]{}|]/g, '\\$&');
-
-async function delivered(id: string, ms = 90_000): Promise<string> {
-  const api = await lifeThread();
-  return new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`wake ${id} was not delivered within ${ms} ms`)), ms);
-    const sub = api.wakes.onDidDeliver((e) => {
-      if (!e.ids.includes(id)) return;
-      clearTimeout(timer);
-      sub.dispose();
-      resolve(e.text);
-    });
-  });
-}
-
-/** The pulse's evidence line. */
-function evidenceOf(pulse: string): string {
-  const evidence = /\n {2}evidence: "([^"]+)"/.exec(pulse)?.[1];
-  assert.ok(evidence, `the pulse names no evidence:\n${pulse}`);
-  return evidence;
-}
-
-/** Nothing of Life Thread's continuity folder in either folder: not at the virtual URI's path, not on disk. */
-function assertNoWorkspaceEvidence(id: string): void {
-  const virtualPath = folders()[0]?.uri.path ?? '';
-  assert.ok(virtualPath, 'the virtual folder has a path');
-  assert.equal(existsSync(join(virtualPath, '.life-thread')), false, `the virtual folder's URI was read as a disk path: ${virtualPath}/.life-thread exists`);
-  assert.equal(existsSync(join(disk().uri.fsPath, '.life-thread', 'evidence', `${id}.log`)), false, 'written in the second folder instead');
-}
 
 describe('evidence when the window\u2019s first folder is virtual', function () {
   this.timeout(180_000);
-  useScriptedModel(() => ({ text: 'woken' }));
-
-  before(async () => {
-    const ext = vscode.extensions.getExtension(EXTENSION_ID);
-    assert.ok(ext);
-    assert.deepEqual(folders().map((f) => f.uri.scheme), [VIRTUAL_SCHEME, 'file'], 'the window: a virtual folder, then one on disk');
-    rmSync(demo(), { recursive: true, force: true });
-    cpSync(join(ext.extensionPath, 'demo'), demo(), { recursive: true });
-    await vscode.workspace.getConfiguration('lifeThread').update('wake.maxPerHour', 100, vscode.ConfigurationTarget.Global);
-  });
-
-  after(async () => {
-    await vscode.workspace.getConfiguration('lifeThread').update('wake.maxPerHour', undefined, vscode.ConfigurationTarget.Global);
-  });
-
-  it('a task\u2019s output is written to the store, and the pulse names it by its absolute path on the summary line', async () => {
-    const api = await lifeThread();
-    const answer = textOf(await vscode.lm.invokeTool('lifethread_sendToLifeThread', { input: { text: 'VIRTUAL-FIRST the demo tests ended', when: 'job.done', job_id: 'demo tests' }, toolInvocationToken: undefined }));
-    const { id } = JSON.parse(answer.slice(answer.indexOf('\n{') + 1)) as { id: string };
-    const pulse$ = delivered(id);
-    const task = new vscode.Task({ type: 'shell', demoTests: 'virtual first' }, disk(), 'demo tests', 'evidencehome-test', new vscode.ShellExecution('npm test', { cwd: demo(), env: DEMO_ENV }), []);
-    task.presentationOptions = { reveal: vscode.TaskRevealKind.Never };
-    await vscode.tasks.executeTask(task);
-    const pulse = await pulse$;
-    assert.match(pulse, /job: \{ id: "demo tests", status: failed, exit_code: 1 \}/, pulse);
-    const file = join(api.storeDir, 'evidence', `${id}.log`);
-    const m = new RegExp(`^${escape(file)}#L(\\d+)$`).exec(evidenceOf(pulse));
-    assert.ok(m, `the evidence is the store's ${file}, absolute and whole:\n${pulse}`);
-    assert.match(readFileSync(file, 'utf8').split('\n')[Number(m[1]) - 1] ?? '', /^3 passed, 1 failed \(\d+\.\d s\)$/, 'on the summary line');
-    assertNoWorkspaceEvidence(id);
-  });
-
-  it('a `life-thread run` log stays in the store: the pulse names the store\u2019s log, and no copy is made', async () => {
-    const api = await lifeThread();
-    const seen = new Map<string, string>();
-    const sub = api.wakes.onDidDeliver((e) => {
-      for (const id of e.ids) seen.set(id, e.text);
-    });
-    const terminal = vscode.window.createTerminal({ name: 'evidencehome-run', cwd: demo(), env: DEMO_ENV, hideFromUser: true });
-    try {
-      const integration = await waitFor(() => terminal.shellIntegration, 15_000, 'shell integration');
-      let out = '';
-      for await (const chunk of integration.executeCommand("life-thread run --wake 'VIRTUAL-FIRST-RUN the demo tests ended' -- npm test").read()) out += chunk;
-      const ids = /life-thread: job (j-[A-Za-z0-9_-]+) \(wake (w-[A-Za-z0-9_-]+)\)/.exec(out);
-      assert.ok(ids, out);
-      const [, jobId = '', wakeId = ''] = ids;
-      // A window takes a wake a process outside it held for its receiver at its next retry (within about 20 s).
-      const pulse = await waitFor(() => seen.get(wakeId), 90_000, `the pulse of ${wakeId}`, 200);
-      assert.match(pulse, new RegExp(`job: \\{ id: "${jobId}", status: failed, exit_code: 1 \\}`), pulse);
-      const log = join(api.storeDir, 'logs', `${jobId}.log`);
-      assert.match(evidenceOf(pulse), new RegExp(`^${escape(log)}(#L\\d+)?$`), `the evidence is the run's log in the store, absolute:\n${pulse}`);
-      assert.ok(existsSync(log), `${log} is there`);
-      assertNoWorkspaceEvidence(wakeId);
-    } finally {
-      sub.dispose();
-      terminal.dispose();
-    }
+  evidenceInStore({
+    parent: () => disk().uri.fsPath,
+    scope: disk,
+    window: () => assert.deepEqual(folders().map((f) => f.uri.scheme), [VIRTUAL_SCHEME, 'file'], 'the window: a virtual folder, then one on disk'),
+    nothingOutsideStore: (id) => {
+      const virtualPath = folders()[0]?.uri.path ?? '';
+      assert.ok(virtualPath, 'the virtual folder has a path');
+      assert.equal(existsSync(join(virtualPath, '.life-thread')), false, `the virtual folder's URI was read as a disk path: ${virtualPath}/.life-thread exists`);
+      assert.equal(existsSync(join(disk().uri.fsPath, '.life-thread', 'evidence', `${id}.log`)), false, 'written in the second folder instead');
+    },
   });
 });
