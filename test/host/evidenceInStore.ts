@@ -1,13 +1,14 @@
 /**
  * The two jobs of the suites evidencehome and evidencenofolder, in a window whose first folder Life
  * Thread cannot keep evidence in (src/host/evidenceHome.ts): a task's output is written to the store and
- * the pulse names it by its absolute path on its summary line; a `life-thread run` log stays in the store
+ * the pulse names it by its absolute path (or `file:` URI) on its summary line; a `life-thread run` log stays in the store
  * and the pulse names it there, no copy made. Each suite says where the demo lies, the task's scope, and
  * what must not exist afterwards.
  */
 import * as assert from 'node:assert/strict';
 import { cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import * as vscode from 'vscode';
 import { EXTENSION_ID } from '../../src/shared/commands';
 import { lifeThread, waitFor } from './helpers';
@@ -34,11 +35,18 @@ async function delivered(id: string, ms = 90_000): Promise<string> {
   });
 }
 
-/** The pulse's evidence line. */
+/**
+ * Where the pulse says the evidence is, as a path (and its `#L…`): the `evidence:` line beside a code
+ * landing, else the landing itself when it is a deep link (no folder holds the code it names).
+ */
 function evidenceOf(pulse: string): string {
-  const evidence = /\n {2}evidence: "([^"]+)"/.exec(pulse)?.[1];
+  const evidence = /\n {2}evidence: "([^"]+)"/.exec(pulse)?.[1] ?? /\n {2}landing: \{ kind: deep_link, uri: "([^"]+)" \}/.exec(pulse)?.[1];
   assert.ok(evidence, `the pulse names no evidence:\n${pulse}`);
-  return evidence;
+  if (!evidence.startsWith('file:')) return evidence;
+  const u = new URL(evidence);
+  const hash = u.hash;
+  u.hash = '';
+  return `${fileURLToPath(u)}${hash}`;
 }
 
 export interface EvidenceWindow {

@@ -27,7 +27,7 @@ describe('evidence when the window\u2019s first folder is virtual', function () 
     nothingOutsideStore: (id) => {
       const virtualPath = folders()[0]?.uri.path ?? '';
       assert.ok(virtualPath, 'the virtual folder has a path');
-      assert.equal(existsSync(join(virtualPath, '.life-thread')), false, `the virtual folder's URI was read as a disk path: ${virtualPath}/.life-thread exists`);
+      assert.equal(existsSync(join(virtualPath, '.life-thread', 'evidence')), false, `the virtual folder's URI was read as a disk path: ${virtualPath}/.life-thread/evidence exists`);
       assert.equal(existsSync(join(disk().uri.fsPath, '.life-thread', 'evidence', `${id}.log`)), false, 'written in the second folder instead');
     },
   });
