@@ -74,6 +74,20 @@ export function agentEnv(home: string, sink: string, extra: Record<string, strin
   };
 }
 
+/** Claude Code's environment: the model at `origin`, a dummy key, and its switches for outside traffic off (docs/test-host.md). */
+export function claudeEnv(home: string, origin: string): NodeJS.ProcessEnv {
+  return agentEnv(home, origin, {
+    ANTHROPIC_BASE_URL: origin,
+    ANTHROPIC_API_KEY: 'sk-ant-scripted',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_ERROR_REPORTING: '1',
+    DISABLE_AUTOUPDATER: '1',
+    DISABLE_BUG_COMMAND: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY: '1',
+  });
+}
+
 export interface Exited {
   code: number | null;
   signal: NodeJS.Signals | null;

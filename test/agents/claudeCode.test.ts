@@ -13,7 +13,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { mcpClientConfigs } from '../../src/core/mcpConfig';
-import { agentEnv, CLAUDE, REPO, runAgent, runDirs, storeWithShim, tail, wakeRows } from './agentHarness';
+import { CLAUDE, claudeEnv, REPO, runAgent, runDirs, storeWithShim, tail, wakeRows } from './agentHarness';
 import { AgentModelServer, textOf, type Json, type Recorded, type Turn } from './modelServer';
 
 const SET = 'mcp__life-thread__lifethread_sendToLifeThread';
@@ -115,16 +115,7 @@ describe('Claude Code woken by the background command its answer named', () => {
     const mcpFile = path.join(dirs.work, mcpJson.file);
     fs.writeFileSync(mcpFile, mcpJson.text);
     fs.writeFileSync(path.join(dirs.home, '.claude.json'), JSON.stringify({ hasCompletedOnboarding: true, bypassPermissionsModeAccepted: true, autoUpdates: false, projects: { [dirs.work]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true } } }));
-    const env = agentEnv(dirs.home, server.origin, {
-      ANTHROPIC_BASE_URL: server.origin,
-      ANTHROPIC_API_KEY: 'sk-ant-scripted',
-      DISABLE_TELEMETRY: '1',
-      DISABLE_ERROR_REPORTING: '1',
-      DISABLE_AUTOUPDATER: '1',
-      DISABLE_BUG_COMMAND: '1',
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY: '1',
-    });
+    const env = claudeEnv(dirs.home, server.origin);
     const args = ['-p', 'Wake me in 5 seconds to read the job log.', '--mcp-config', mcpFile, '--strict-mcp-config', '--allowedTools', SET, 'Bash', 'Read', '--output-format', 'stream-json', '--verbose', '--no-session-persistence'];
     const run = await runAgent(CLAUDE, args, { cwd: dirs.work, env, ms: 90_000, log: path.join(dirs.base, 'claude') });
     assert.equal(run.code, 0, tail(run));

@@ -212,11 +212,15 @@ export function killGroup(child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL
   }
 }
 
-/** The payload URL that makes the workbench load our extension in development mode and run a test module. */
-export function testUrl(server: RunningServer, opts: { folder: string; extensionDevelopmentPath: string; extensionTestsPath?: string }): string {
+/**
+ * The payload URL that makes the workbench load our extension in development mode and run a test module,
+ * in `folder`, or in the `.code-workspace` file `workspace` when one is given (its folders, in its order).
+ */
+export function testUrl(server: RunningServer, opts: { folder: string; workspace?: string; extensionDevelopmentPath: string; extensionTestsPath?: string }): string {
   const remote = (p: string) => `vscode-remote://127.0.0.1:${server.port}${p}`;
   const payload: [string, string][] = [['extensionDevelopmentPath', remote(opts.extensionDevelopmentPath)]];
   if (opts.extensionTestsPath) payload.push(['extensionTestsPath', remote(opts.extensionTestsPath)]);
   payload.push(['skipWelcome', 'true']);
-  return `${server.url}/?folder=${encodeURIComponent(opts.folder)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
+  const open = opts.workspace ? `workspace=${encodeURIComponent(opts.workspace)}` : `folder=${encodeURIComponent(opts.folder)}`;
+  return `${server.url}/?${open}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
 }

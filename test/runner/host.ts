@@ -149,7 +149,22 @@ async function webviewShows(page: Page, text: string, timeoutMs: number): Promis
   return false;
 }
 
-async function runPhase(browser: Browser, suite: string, phase: string, files: string[], stateDir: string, workspace: string): Promise<PhaseResult> {
+/**
+ * A suite whose window is not the fixture folder alone exports `folders` from `<suite>/workspace.ts`:
+ * the entries of a `.code-workspace` file (`path` or `uri`), given the fixture folder's path and the
+ * suite's state folder. The runner writes that file into the state folder and opens it.
+ */
+function workspaceFileOf(suite: string, stateDir: string, fixture: string): string | undefined {
+  const module = join(SUITES_DIR, suite, 'workspace.js');
+  if (!existsSync(module)) return undefined;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a suite's own description, found at run time
+  const { folders } = require(module) as { folders: (fixture: string, stateDir: string) => ({ path: string; name?: string } | { uri: string; name?: string })[] };
+  const file = join(stateDir, `${suite}.code-workspace`);
+  writeFileSync(file, JSON.stringify({ folders: folders(fixture, stateDir) }, null, 2));
+  return file;
+}
+
+async function runPhase(browser: Browser, suite: string, phase: string, files: string[], stateDir: string, workspace: string, workspaceFile?: string): Promise<PhaseResult> {
   const ackDir = join(stateDir, 'acks', phase);
   mkdirSync(ackDir, { recursive: true });
   const phaseFile = join(stateDir, `phase-${phase}.json`);
@@ -210,7 +225,7 @@ async function runPhase(browser: Browser, suite: string, phase: string, files: s
         }
         if (process.env.LIFE_THREAD_VERBOSE || (line.trim() && !NOISE.test(line))) console.log(`${prefix} ${type === 'error' ? 'ERROR ' : ''}${line}`);
       });
-      void page.goto(testUrl(server, { folder: workspace, extensionDevelopmentPath: ROOT, extensionTestsPath: join(OUT, 'host', 'index.js') }));
+      void page.goto(testUrl(server, { folder: workspace, ...(workspaceFile ? { workspace: workspaceFile } : {}), extensionDevelopmentPath: ROOT, extensionTestsPath: join(OUT, 'host', 'index.js') }));
     });
     if (!closingSeen) console.log(`${prefix} no closing line from the host (exit ${result})`);
     if (!closingSeen && result !== 0) failed = Math.max(failed, 1);
@@ -264,9 +279,10 @@ async function main(): Promise<void> {
       mkdirSync(stateDir, { recursive: true });
       const workspace = join(stateDir, 'workspace');
       cpSync(join(ROOT, 'test', 'fixtures', 'workspace'), workspace, { recursive: true });
+      const workspaceFile = workspaceFileOf(suite, stateDir, workspace);
       for (const { phase, files } of phasesOf(suite)) {
-        console.log(`host suite ${suite}, phase ${phase}: ${files.length} file(s)`);
-        const r = await runPhase(browser, suite, phase, files, stateDir, workspace);
+        console.log(`host suite ${suite}, phase ${phase}: ${files.length} file(s)${workspaceFile ? ` in ${workspaceFile}` : ''}`);
+        const r = await runPhase(browser, suite, phase, files, stateDir, workspace, workspaceFile);
         passed += r.passed;
         failed += r.failed;
         if (r.exitCode !== 0) bad = true;
