@@ -156,6 +156,31 @@ describe('Agent mode on Life Thread\u2019s provider: receipts, busy, after the t
     assert.equal(pulseRequests(server.requests, 'BUSY-WAKE').length, 1, 'the pulse went once');
   });
 
+  it('Life Thread\u2019s own requests do not count: while @life\u2019s model request runs, Agent mode is not busy; while the agent\u2019s runs, it is', async () => {
+    const api = await lifeThread();
+    let release: () => void = () => undefined;
+    server.hold = new Promise<void>((r) => (release = r));
+    try {
+      const before = server.requests.length;
+      const life = vscode.commands.executeCommand('workbench.action.chat.open', { query: '@life OWN-TURN what is next?', mode: 'ask', isPartialQuery: false, blockOnResponse: true });
+      await waitFor(() => server.requests.slice(before).find((b) => lastUser(b).includes('OWN-TURN')), 20_000, '@life\u2019s request at the model');
+      assert.equal(api.agentTurns.busy, false, '@life\u2019s request is not an agent\u2019s');
+      release();
+      await life;
+      server.hold = new Promise<void>((r) => (release = r));
+      await vscode.commands.executeCommand('workbench.action.chat.newChat');
+      const agent = askAgent('AGENT-TURN what is next?', model);
+      await waitFor(() => server.requests.slice(before).find((b) => lastUser(b).includes('AGENT-TURN')), 20_000, 'the agent\u2019s request at the model');
+      assert.equal(api.agentTurns.busy, true, 'the agent\u2019s request makes it busy');
+      release();
+      await agent;
+      await waitFor(() => (api.agentTurns.busy ? undefined : true), 5_000, 'not busy after the final answer');
+    } finally {
+      release();
+      server.hold = undefined;
+    }
+  });
+
   it('an after-turn request from Agent mode runs after the turn\u2019s final answer, which streams longer than the 3 s of the old rule', async () => {
     const api = await lifeThread();
     const executed: string[] = [];
