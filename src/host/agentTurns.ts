@@ -71,12 +71,14 @@ export class AgentTurns implements vscode.Disposable {
 
   private look(messages: readonly NeutralMessage[]): void {
     const r = agentReceipt(messages, WAKE_TOOL);
-    if (r.verified.length === 0 && r.elsewhere.length === 0) return;
-    for (const id of r.verified) this.seen.set(id, 'verified');
-    for (const id of r.elsewhere) if (this.seen.get(id) !== 'verified') this.seen.set(id, 'elsewhere');
+    // Every later request of a conversation holds its pulses again: only what is new goes to the table.
+    const fresh = { verified: r.verified.filter((id) => this.seen.get(id) !== 'verified'), elsewhere: r.elsewhere.filter((id) => !this.seen.has(id)) };
+    if (fresh.verified.length === 0 && fresh.elsewhere.length === 0) return;
+    for (const id of fresh.verified) this.seen.set(id, 'verified');
+    for (const id of fresh.elsewhere) this.seen.set(id, 'elsewhere');
     // A pulse is looked up again only right after it was sent: keep the memory small.
     while (this.seen.size > 200) this.seen.delete(this.seen.keys().next().value as string);
-    this._onDidSee.fire(r);
+    this._onDidSee.fire(fresh);
   }
 
   private touch(): void {
