@@ -1,18 +1,10 @@
 import * as vscode from 'vscode';
 import type { NeutralMessage } from '../core/openai';
 import { agentReceipt } from '../core/wake/receipt';
+import { AgentBusy, type AgentRequest } from '../node/agentBusy';
 import { WAKE_TOOL } from './agentTurn';
 
-/** A turn whose model went quiet this long (no request, no streamed part) counts as ended. */
-export const AGENT_SILENCE_MS = 2 * 60_000;
-
-/** One model request to Life Thread's provider, as the provider reports it. */
-export interface AgentRequest {
-  /** A part streamed back. */
-  activity(): void;
-  /** The response ended (done, failed or cancelled); `toolCalled` when it asked for a tool, so the turn goes on. */
-  end(toolCalled: boolean): void;
-}
+export type { AgentRequest } from '../node/agentBusy';
 
 /**
  * Agent mode's turns as Life Thread's own language-model provider sees them (src/host/openaiProvider.ts):
@@ -26,10 +18,6 @@ export interface AgentRequest {
  * that wake shows the pulse reached the conversation that set it (src/core/wake/receipt.ts).
  */
 export class AgentTurns implements vscode.Disposable {
-  private inFlight = 0;
-  /** The last response asked for a tool: the agent runs it and asks again. */
-  private toolPending = false;
-  private silence: NodeJS.Timeout | undefined;
   /** What requests showed of pulses, kept for a pulse whose model request came before its fact was written. */
   private readonly seen = new Map<string, 'verified' | 'elsewhere'>();
   private readonly _onDidEnd = new vscode.EventEmitter<void>();
@@ -39,29 +27,17 @@ export class AgentTurns implements vscode.Disposable {
   /** A request showed pulses sent into Agent mode (ids only of pulses it held). */
   readonly onDidSee = this._onDidSee.event;
 
-  constructor(private readonly silenceMs = AGENT_SILENCE_MS) {}
+  private readonly turn = new AgentBusy(() => this._onDidEnd.fire());
 
   get busy(): boolean {
-    return this.inFlight > 0 || this.toolPending;
+    return this.turn.busy;
   }
 
   /** A request from outside Life Thread reached one of its models (`real`: not the offline responder). */
   request(messages: readonly NeutralMessage[], real: boolean): AgentRequest {
-    this.inFlight++;
-    this.touch();
+    const r = this.turn.request();
     if (real) this.look(messages);
-    let ended = false;
-    return {
-      activity: () => this.touch(),
-      end: (toolCalled) => {
-        if (ended) return;
-        ended = true;
-        this.inFlight = Math.max(0, this.inFlight - 1);
-        this.toolPending = toolCalled;
-        if (this.busy) this.touch();
-        else this.finish();
-      },
-    };
+    return r;
   }
 
   /** The wakes among `ids` a request already showed, and how. */
@@ -81,24 +57,8 @@ export class AgentTurns implements vscode.Disposable {
     this._onDidSee.fire(fresh);
   }
 
-  private touch(): void {
-    if (this.silence) clearTimeout(this.silence);
-    this.silence = setTimeout(() => {
-      this.silence = undefined;
-      this.inFlight = 0;
-      this.toolPending = false;
-      this._onDidEnd.fire();
-    }, this.silenceMs);
-  }
-
-  private finish(): void {
-    if (this.silence) clearTimeout(this.silence);
-    this.silence = undefined;
-    this._onDidEnd.fire();
-  }
-
   dispose(): void {
-    if (this.silence) clearTimeout(this.silence);
+    this.turn.dispose();
     this._onDidEnd.dispose();
     this._onDidSee.dispose();
   }
