@@ -7,30 +7,49 @@ import { InputError } from '../core/errors';
 import { parseToolInput } from '../core/toolInputs';
 import { z } from 'zod';
 import { randomBase36 } from '../node/ids';
+import type { AgentTurns } from './agentTurns';
 
 export const AFTER_TURN_FILE = 'after-turn.json';
 const COMMAND_FOR: Record<AfterTurnAction, string> = {
   reload_window: 'workbench.action.reloadWindow',
   restart_extension_host: 'workbench.action.restartExtensionHost',
 };
-/** When the request did not come from an @life turn, it runs after this quiet time. */
+/**
+ * When the request came from neither an @life turn nor an Agent-mode turn on Life Thread's own models
+ * (another vendor's model gives no sign of its turn's end), it runs after this quiet time.
+ */
 const OUTSIDE_TURN_DELAY_MS = 3000;
+/** After the turn's final answer: long enough for the chat to show it before a reload takes the window. */
+const AFTER_ANSWER_MS = 200;
 
 const inputSchema = z.object({ action: z.enum(afterTurnActions) }).strict();
 
-/** Durable after-turn requests: stored in the store, carried out when the @life turn ends, settled after the reload. */
+/**
+ * Durable after-turn requests: stored in the store, carried out when the turn ends (an @life turn, or
+ * an Agent-mode turn on Life Thread's own models: ./agentTurns.ts), settled after the reload.
+ */
 export class AfterTurn implements vscode.Disposable {
   private readonly file: string;
   private turnsInFlight = 0;
   private timer: NodeJS.Timeout | undefined;
+  private readonly agentEnded: vscode.Disposable | undefined;
   /** Set in tests: carry out requests by recording instead of reloading. */
   executor: (command: string) => Thenable<unknown> = (command) => vscode.commands.executeCommand(command);
 
   constructor(
     private readonly storeDir: string,
     private readonly log: vscode.LogOutputChannel,
+    private readonly agents?: AgentTurns,
   ) {
     this.file = join(storeDir, AFTER_TURN_FILE);
+    this.agentEnded = agents?.onDidEnd(() => {
+      if (this.turnsInFlight === 0) this.schedule(AFTER_ANSWER_MS);
+    });
+  }
+
+  /** Whether a turn is running whose end this window sees. */
+  private get inTurn(): boolean {
+    return this.turnsInFlight > 0 || this.agents?.busy === true;
   }
 
   async read(): Promise<AfterTurnState> {
@@ -67,7 +86,7 @@ export class AfterTurn implements vscode.Disposable {
 
   endTurn(): void {
     this.turnsInFlight = Math.max(0, this.turnsInFlight - 1);
-    if (this.turnsInFlight === 0) this.schedule(200);
+    if (!this.inTurn) this.schedule(AFTER_ANSWER_MS);
   }
 
   private schedule(ms: number): void {
@@ -76,7 +95,7 @@ export class AfterTurn implements vscode.Disposable {
   }
 
   private async runPending(): Promise<void> {
-    if (this.turnsInFlight > 0) return;
+    if (this.inTurn) return;
     const state = await this.read();
     if (state.current?.status !== 'pending') return;
     const running = startRequest(state, new Date());
@@ -108,7 +127,8 @@ export class AfterTurn implements vscode.Disposable {
         const { state: next, answer } = requestAfterTurn(state, action, new Date(), `a-${randomBase36(8)}`);
         if (answer.kind === 'refused') throw new Error(`refused: ${answer.reason}`);
         if (next !== state) await this.write(next);
-        if (this.turnsInFlight === 0) this.schedule(OUTSIDE_TURN_DELAY_MS);
+        // In a turn, its end carries the request out (endTurn, or the agent's final answer).
+        if (!this.inTurn) this.schedule(OUTSIDE_TURN_DELAY_MS);
         const text =
           answer.kind === 'accepted'
             ? `Accepted: ${action} will run after this turn ends (request ${answer.request.id}). The outcome is kept and shown to the next turn.`
@@ -120,5 +140,6 @@ export class AfterTurn implements vscode.Disposable {
 
   dispose(): void {
     if (this.timer) clearTimeout(this.timer);
+    this.agentEnded?.dispose();
   }
 }

@@ -22,6 +22,7 @@ import type { Firer } from '../node/fire';
 import { ReminderTurns, type DeliveredReminder } from './reminderTurn';
 import { registerOpenAiProvider } from './openaiProvider';
 import { AfterTurn } from './afterTurn';
+import { AgentTurns } from './agentTurns';
 import { registerLifeAgent } from './lifeAgent';
 import { modelsSection } from './modelsDoctor';
 import { Lander } from './landing';
@@ -60,6 +61,7 @@ export interface LifeThreadApi {
   readonly jobs: CommandJobs;
   readonly reminderTurns: ReminderTurns;
   readonly afterTurn: AfterTurn;
+  readonly agentTurns: AgentTurns;
   readonly lander: Lander;
   readonly desk: HostDesk;
   readonly deskView: DeskViewPanel;
@@ -132,9 +134,12 @@ export async function activate(context: vscode.ExtensionContext, registrar?: Reg
   stage('tools');
   const panel = new LifeThreadPanel(context);
   context.subscriptions.push(panel);
-  const provider = registerOpenAiProvider(context);
+  // Agent mode's turns on Life Thread's own models: busy for its wakes, the end for after-turn requests, receipts of its pulses.
+  const agentTurns = new AgentTurns();
+  context.subscriptions.push(agentTurns);
+  const provider = registerOpenAiProvider(context, agentTurns);
   doctor.addSection('Language models', () => modelsSection(provider));
-  const afterTurn = new AfterTurn(storeDir, log);
+  const afterTurn = new AfterTurn(storeDir, log, agentTurns);
   const settled = afterTurn.settleAtStart();
   context.subscriptions.push(afterTurn, contrib.registerTool('lifethread_afterTurn', afterTurn.tool()));
 
@@ -151,7 +156,7 @@ export async function activate(context: vscode.ExtensionContext, registrar?: Reg
   doctor.addSection('Desk (CDP browser)', () => desk.doctorSection());
 
   stage('desk+lander');
-  const wakes = new WakeFeature(context, storeDir, model, lander, desk, schedule, continuity, feed, log);
+  const wakes = new WakeFeature(context, storeDir, model, lander, desk, schedule, continuity, feed, log, agentTurns);
   context.subscriptions.push(
     wakes,
     jobs.onDidEndJob((e) =>
@@ -219,7 +224,7 @@ export async function activate(context: vscode.ExtensionContext, registrar?: Reg
   const activationMs = performance.now() - t0;
   stage('start');
   log.info(`main module loaded and wired in ${activationMs.toFixed(1)} ms (ms per stage: ${stages.join(', ')}); store ${storeDir}`);
-  return { activatedAt: Date.now(), activationMs, storeDir, model, doctor, panel, schedule, jobs, reminderTurns, afterTurn, lander, desk, deskView, continuity, wakes, feed, modelOffer, timer, zones, ready, webviewRequest: handle };
+  return { activatedAt: Date.now(), activationMs, storeDir, model, doctor, panel, schedule, jobs, reminderTurns, afterTurn, agentTurns, lander, desk, deskView, continuity, wakes, feed, modelOffer, timer, zones, ready, webviewRequest: handle };
 }
 
 /** The doctor's first section: versions, platform, store and the owner's zone. */

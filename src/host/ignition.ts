@@ -20,6 +20,7 @@ import type { HostDesk } from './desk';
 import type { EvidenceHome } from './evidenceHome';
 import { landJobOutside } from './outsideJob';
 import type { WakeFocusGate } from './wakeFocus';
+import type { AgentTurns } from './agentTurns';
 
 /** What became of a pulse: sent (its receipt or agent mode recorded it), or the chat could not be reached (and how it falls back). */
 export type Ignited = { sent: true } | { unreachable: { fallBack: { fact: WakeFact; notify(): Promise<void> }; held(): void } };
@@ -38,6 +39,8 @@ export interface IgnitionHost {
   loop: WakeLoop;
   /** Holds a pulse while the user works in this window (./wakeFocus.ts). */
   focus: WakeFocusGate;
+  /** Agent mode's model requests on Life Thread's provider, and the receipts they showed (./agentTurns.ts). */
+  agents: AgentTurns;
   /** A pulse went out, waits, or fell back: Doctor's metric and the delivery event. */
   report(metric: WakeMetric, text: string, landed: LandResult | undefined): void;
 }
@@ -133,7 +136,11 @@ export class Ignition {
     return { batch, ids, pulse, text, topic, landing, landingRef: batch.event.landing, metric, facts: () => ({ wakeChars: pulse.length, ...locus() }) };
   }
 
-  /** Agent mode gives no receipt: submitted, not seen: the chat tells an extension nothing about whether the model read it. */
+  /**
+   * Agent mode gives no receipt of its own: the pulse is recorded submitted, `unverified`, and loses it
+   * when Life Thread's provider sees it beside the call that set the wake (./agentTurns.ts); with another
+   * vendor's model it stays unverified.
+   */
   private async toAgent(c: Composed): Promise<boolean> {
     try {
       // `preserveInput`: the pulse is sent without going through the chat's input box, so a draft there stays.
@@ -141,6 +148,8 @@ export class Ignition {
       await vscode.commands.executeCommand('workbench.action.chat.open', { query: c.text, isPartialQuery: false, preserveInput: true, mode: 'agent' });
       await c.landing.start();
       await this.h.store.delivered(c.ids, { delivered: true, via: 'agent', unverified: true, ...c.facts() });
+      // The model's request can come before the fact is written: what it showed is applied now.
+      await this.h.store.agentReceipt(this.h.agents.receiptsOf(c.ids)).catch((err: unknown) => this.h.log.warn(`agent-mode receipt: ${String(err)}`));
       this.warmTopics.add(c.topic);
       this.report(c, c.metric('agent'));
       return true;

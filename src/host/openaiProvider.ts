@@ -5,6 +5,7 @@ import { listModels, streamChat } from '../node/openaiClient';
 import { COMMANDS, LM_VENDOR } from '../shared/commands';
 import { setting } from './settings';
 import { OFFLINE_ANSWER, offlineModelInfo, type PickableModel } from './offlineModel';
+import type { AgentRequest, AgentTurns } from './agentTurns';
 
 export const API_KEY_SECRET = 'lifeThread.openai.apiKey';
 
@@ -43,7 +44,10 @@ export class OpenAiCompatibleProvider implements vscode.LanguageModelChatProvide
   private readonly subs: vscode.Disposable[] = [];
   lastError: string | null = null;
 
-  constructor(private readonly context: vscode.ExtensionContext) {
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly agents?: AgentTurns,
+  ) {
     this.subs.push(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('lifeThread.openai')) this._onDidChange.fire();
@@ -101,8 +105,11 @@ export class OpenAiCompatibleProvider implements vscode.LanguageModelChatProvide
     progress: vscode.Progress<vscode.LanguageModelResponsePart>,
     token: vscode.CancellationToken,
   ): Promise<void> {
+    const turn = this.agentRequest(messages, options, model.serverModel !== undefined);
+    let toolCalled = false;
     if (model.serverModel === undefined) {
       progress.report(new vscode.LanguageModelTextPart(OFFLINE_ANSWER));
+      turn?.end(false);
       return;
     }
     const serverModel = model.serverModel;
@@ -119,8 +126,12 @@ export class OpenAiCompatibleProvider implements vscode.LanguageModelChatProvide
         toolChoice: options.toolMode === vscode.LanguageModelChatToolMode.Required ? 'required' : 'auto',
         signal: ctl.signal,
       })) {
+        turn?.activity();
         if (e.kind === 'text') progress.report(new vscode.LanguageModelTextPart(e.text));
-        else if (e.kind === 'toolCall') progress.report(new vscode.LanguageModelToolCallPart(e.callId, e.name, (e.input ?? {}) as object));
+        else if (e.kind === 'toolCall') {
+          toolCalled = true;
+          progress.report(new vscode.LanguageModelToolCallPart(e.callId, e.name, (e.input ?? {}) as object));
+        }
       }
       this.lastError = null;
     } catch (err) {
@@ -129,7 +140,21 @@ export class OpenAiCompatibleProvider implements vscode.LanguageModelChatProvide
       throw err;
     } finally {
       sub.dispose();
+      // A failed or cancelled response ends the agent's turn too: its agent has no tool to run.
+      turn?.end(toolCalled && !token.isCancellationRequested);
     }
+  }
+
+  /**
+   * A request from another extension (Agent mode's agent) is reported to ./agentTurns.ts; Life Thread's
+   * own (`@life`, reminder turns) are not. VS Code tells a provider which extension asked
+   * (`requestInitiator`, the extension id in lower case; not in the typed API of this engine).
+   */
+  private agentRequest(messages: readonly vscode.LanguageModelChatRequestMessage[], options: vscode.ProvideLanguageModelChatResponseOptions, real: boolean): AgentRequest | undefined {
+    if (!this.agents) return undefined;
+    const initiator = (options as { requestInitiator?: unknown }).requestInitiator;
+    if (typeof initiator === 'string' && initiator.toLowerCase() === this.context.extension.id.toLowerCase()) return undefined;
+    return this.agents.request(real ? toNeutral(messages) : [], real);
   }
 
   async provideTokenCount(_model: OpenAiModel, text: string | vscode.LanguageModelChatRequestMessage): Promise<number> {
@@ -143,8 +168,8 @@ export class OpenAiCompatibleProvider implements vscode.LanguageModelChatProvide
   }
 }
 
-export function registerOpenAiProvider(context: vscode.ExtensionContext): OpenAiCompatibleProvider {
-  const provider = new OpenAiCompatibleProvider(context);
+export function registerOpenAiProvider(context: vscode.ExtensionContext, agents?: AgentTurns): OpenAiCompatibleProvider {
+  const provider = new OpenAiCompatibleProvider(context, agents);
   context.subscriptions.push(
     provider,
     contrib.registerLanguageModelChatProvider(LM_VENDOR, provider),

@@ -3,7 +3,8 @@ import { mayFire, type Holder } from '../core/claim';
 import { pulseWakeIds } from '../core/wake/pulse';
 import { mayDeliver, type WakeRow } from '../core/wake/row';
 import { mark } from '../core/wake/trace';
-import type { WakeSender } from '../core/wake/sender';
+import { receiverOf, type WakeSender } from '../core/wake/sender';
+import type { AgentTurns } from './agentTurns';
 import { pruneEvidenceEvery } from '../node/evidence';
 import { holderFor, processLiveness } from '../node/liveness';
 import { WakeLoop, type Delivery, type WakeBatch } from '../node/wakeLoop';
@@ -70,6 +71,7 @@ export class WakeFeature implements vscode.Disposable {
     continuity: Continuity,
     feed: FeedFeature,
     private readonly log: vscode.LogOutputChannel,
+    private readonly agents: AgentTurns,
   ) {
     this.store = new WakeStore({ dir: storeDir });
     this.evidence = new EvidenceHome(storeDir, log);
@@ -84,7 +86,8 @@ export class WakeFeature implements vscode.Disposable {
       deliver: (batch) => this.deliver(batch),
       paused: () => this.paused,
       maxPerHour: () => setting('wake.maxPerHour'),
-      busy: () => this.busy > 0,
+      // Each receiver's own turns: @life's, or Agent mode's as Life Thread's provider sees them (./agentTurns.ts).
+      busy: (rows) => rows.some((r) => (receiverOf(r, setting('wake.target')) === 'agent' ? this.agents.busy : this.busy > 0)),
       defaultThread: () => continuity.currentTopic(),
       sweeps: true,
       changed: () => this.refreshView(),
@@ -95,7 +98,7 @@ export class WakeFeature implements vscode.Disposable {
     this.receipts = new PulseReceipts((ids) => this.loop.awaitReceipt(ids));
     const report = (m: WakeMetric, text: string, landed: LandResult | undefined): void => this.report(m, text, landed);
     this.focus = new WakeFocusGate(log);
-    this.ignition = new Ignition({ store: this.store, lander, desk, evidence: this.evidence, continuity, feed, receipts: this.receipts, log, loop: this.loop, report, focus: this.focus });
+    this.ignition = new Ignition({ store: this.store, lander, desk, evidence: this.evidence, continuity, feed, receipts: this.receipts, log, loop: this.loop, report, focus: this.focus, agents });
     this.claims = new WakeTriggers({ store: this.store, holder: this.holder, evidence: this.evidence, desk, lander, log, loop: this.loop, terminals: this.terminals, eligible: this.eligible });
   }
 
@@ -118,6 +121,9 @@ export class WakeFeature implements vscode.Disposable {
       this.triggers,
       this.triggers.onDidTrigger((e) => this.claims.track(e)),
       vscode.lm.onDidChangeChatModels(() => this.ignition.modelsChanged()),
+      // Agent mode's turn ended: wakes held for it go out; its requests showed where its pulses landed.
+      this.agents.onDidEnd(() => this.busy === 0 && this.loop.released()),
+      this.agents.onDidSee((seen) => void this.agentReceipt(seen)),
       vscode.window.onDidOpenTerminal((t) => this.terminals.opened(t)),
       this.schedule.dispatcher.onDidChange(() => this.loop.poke()),
       // Paused or resumed here, in another window or by the CLI: the sidebar follows, a resume releases.
@@ -163,6 +169,18 @@ export class WakeFeature implements vscode.Disposable {
     this.refreshView();
     if (delivered.length === 0) this.log.info(`a pulse for ${ids.join(', ')} reached @life again; it was delivered before`);
     return rows.filter((r) => ids.includes(r.id));
+  }
+
+  /** What Agent mode's model requests showed of its pulses goes into their rows (verified, or landed elsewhere). */
+  private async agentReceipt(seen: { verified: string[]; elsewhere: string[] }): Promise<void> {
+    const changed = await this.store.agentReceipt(seen).catch((err: unknown) => {
+      this.log.warn(`agent-mode receipt: ${String(err)}`);
+      return [] as string[];
+    });
+    if (changed.length > 0) {
+      this.log.info(`agent-mode receipt: ${seen.verified.length > 0 ? `verified ${seen.verified.join(', ')}` : ''}${seen.elsewhere.length > 0 ? ` elsewhere ${seen.elsewhere.join(', ')}` : ''}`);
+      this.refreshView();
+    }
   }
 
   /** The topic (thread) a pulse belongs to, when it is one this window is delivering. */

@@ -75,8 +75,8 @@ export interface WakeLoopOptions {
   deliver(batch: WakeBatch): Promise<Delivery>;
   paused?(): boolean;
   maxPerHour?(): number;
-  /** The receiver is in a turn: batches wait (held: busy) until it ends (`released`). */
-  busy?(): boolean;
+  /** The receiver of these wakes is in a turn: they wait (held: busy) until it ends (`released`). */
+  busy?(rows: readonly WakeRow[]): boolean;
   /** The thread of a wake without thread_id (a window's current topic). */
   defaultThread?(): string;
   /** Every pass takes over orphans (marking lost the jobs whose watcher is gone) and cleans settled rows, not only when the table calls for it. */
@@ -270,7 +270,7 @@ export class WakeLoop {
   /** Held wakes whose reason no longer applies go out again (at most the hourly cap's room). */
   async releaseHeld(): Promise<void> {
     const o = this.o;
-    if (o.paused?.() || o.busy?.()) return;
+    if (o.paused?.()) return;
     const now = this.now();
     const rows = await o.store.list();
     const room = this.capRoom(rows, now).room;
@@ -285,7 +285,7 @@ export class WakeLoop {
   private mayRetry(r: WakeRow, now: Date): boolean {
     const reach = this.o.reachable;
     if (reach && !reach(r)) return false;
-    if (r.heldReason === 'busy') return !this.o.busy?.();
+    if (this.o.busy?.([r])) return false;
     if (r.heldReason !== 'unreachable' || reach) return true;
     return r.heldAt === undefined || now.getTime() - Date.parse(r.heldAt) >= RETRY_UNREACHABLE_MS || unreachableTooLong(r, now);
   }
@@ -392,7 +392,7 @@ export class WakeLoop {
   private async deliverBatch(b: WakeBatch): Promise<void> {
     try {
       // Stopped while the claim was taken (`wait` timed out, the session closed): nothing went out, so another receiver takes it.
-      const reason = this.stopped ? 'unreachable' : await this.holdReason(b.claims.map((c) => c.id));
+      const reason = this.stopped ? 'unreachable' : await this.holdReason(b.claims);
       mark(b.trace, 'hold check', Date.now());
       if (reason) return await this.hold(b.claims, reason);
       const out = await this.o.deliver(b);
@@ -405,12 +405,12 @@ export class WakeLoop {
     await this.o.observe?.(await this.o.store.list());
   }
 
-  private async holdReason(ids: readonly string[]): Promise<HeldReason | undefined> {
+  private async holdReason(claims: readonly ClaimedWake[]): Promise<HeldReason | undefined> {
     if (this.o.paused?.()) return 'paused';
-    if (this.o.busy?.()) return 'busy';
+    if (this.o.busy?.(claims.map((c) => c.row))) return 'busy';
     if (this.o.maxPerHour === undefined) return undefined;
     const now = this.now();
-    const cap = this.capRoom((await this.o.store.list()).filter((r) => !ids.includes(r.id)), now);
+    const cap = this.capRoom((await this.o.store.list()).filter((r) => !claims.some((c) => c.id === r.id)), now);
     if (cap.room >= 1) return undefined;
     if (cap.retryAt) this.arm(Math.max(1000, cap.retryAt - now.getTime()));
     return 'cap';

@@ -31,7 +31,7 @@ import {
   type WakeRow,
 } from '../core/wake/row';
 import { refreshWatched } from '../core/wake/runWatch';
-import { markVerified } from '../core/wake/receipt';
+import { markAgentReceipt, markVerified } from '../core/wake/receipt';
 import type { WakeSender } from '../core/wake/sender';
 import type { Owner } from '../core/schema';
 import type { FsSeam } from './fs-seam';
@@ -171,6 +171,15 @@ export class WakeStore {
     return this.table.update((rows) => {
       const r = markVerified(rows, ids);
       return { rows: r.verified.length > 0 ? r.rows : rows, result: r.verified };
+    });
+  }
+
+  /** What Life Thread's provider saw of pulses sent into Agent mode (../core/wake/receipt.ts agentReceipt): the rows it changed. */
+  async agentReceipt(seen: { verified: readonly string[]; elsewhere: readonly string[] }): Promise<string[]> {
+    if (seen.verified.length === 0 && seen.elsewhere.length === 0) return [];
+    return this.table.update((rows) => {
+      const r = markAgentReceipt(rows, seen);
+      return { rows: r.changed.length > 0 ? r.rows : rows, result: r.changed };
     });
   }
 

@@ -20,7 +20,8 @@ export interface ChatBody {
 }
 
 export type Reply =
-  | { text: string }
+  /** `wordDelayMs`: the text streams one word at a time with this pause before each (a model answering slowly). */
+  | { text: string; wordDelayMs?: number }
   | { toolCalls: { name: string; args: object }[]; text?: string }
   | { status: number; error: string };
 
@@ -28,6 +29,8 @@ export class ScriptedServer {
   private server: Server | undefined;
   port = 0;
   readonly requests: ChatBody[] = [];
+  /** When each answer's stream ended (`index` into `requests`; epoch ms), in the order they ended. */
+  readonly answered: { index: number; at: number }[] = [];
   script: (body: ChatBody) => Reply = () => ({ text: 'ok' });
   /** While set, answers wait for it (a turn that is still running, e.g. to keep `@life` busy). */
   hold: Promise<void> | undefined;
@@ -57,7 +60,7 @@ export class ScriptedServer {
     let raw = '';
     for await (const chunk of req) raw += String(chunk);
     const body = JSON.parse(raw) as ChatBody;
-    this.requests.push(body);
+    const index = this.requests.push(body) - 1;
     if (this.hold) await this.hold;
     let reply: Reply;
     try {
@@ -83,10 +86,14 @@ export class ScriptedServer {
       send({ choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] });
     } else {
       const words = reply.text.match(/\S+\s*/g) ?? [];
-      for (const w of words) send({ choices: [{ index: 0, delta: { content: w } }] });
+      for (const w of words) {
+        if (reply.wordDelayMs) await new Promise((r) => setTimeout(r, reply.wordDelayMs));
+        send({ choices: [{ index: 0, delta: { content: w } }] });
+      }
       send({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
     }
     res.end('data: [DONE]\n\n');
+    this.answered.push({ index, at: Date.now() });
   }
 }
 

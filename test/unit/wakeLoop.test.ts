@@ -203,6 +203,26 @@ describe('the wake loop', () => {
     h.loop.stop();
   });
 
+  it('holds only the wakes whose receiver is busy: another receiver\u2019s wake goes out meanwhile', async () => {
+    const busyText = new Set(['for-busy']);
+    let busy = true;
+    const h = harness(dirs.freshDir(), { busy: (rows) => busy && rows.some((r) => busyText.has(r.text ?? '')) });
+    const held = await h.store.add(wake({ text: 'for-busy', delay_seconds: 1 }), { now: new Date(T0) });
+    const free = await h.store.add(wake({ text: 'for-idle', delay_seconds: 1 }), { now: new Date(T0) });
+    await h.loop.start();
+    await h.run(2 * S);
+    assert.equal((await h.row(held.id)).heldReason, 'busy');
+    assert.equal((await h.row(free.id)).status, 'fired', 'the other receiver was not busy');
+    await h.run(2 * MIN);
+    assert.equal((await h.row(held.id)).status, 'held', 'no pass releases it while its receiver is busy');
+    busy = false;
+    h.loop.released();
+    await h.run(1 * S);
+    assert.equal((await h.row(held.id)).status, 'fired');
+    assert.deepEqual(h.batches.map(ids), [[free.id], [held.id]]);
+    h.loop.stop();
+  });
+
   it('retries an unreachable receiver after RETRY_UNREACHABLE_MS, then falls back once unreachable too long', async () => {
     const h = harness(dirs.freshDir());
     let notified = 0;

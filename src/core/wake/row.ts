@@ -180,7 +180,7 @@ export function describeWake(row: WakeRow, now: Date, tz = row.tz ?? 'UTC'): str
 export const HELD_WORDS: Record<HeldReason, string> = {
   paused: 'wakes are paused; it is delivered when you resume them',
   cap: 'the hourly cap of wakes is reached; it is delivered when the hour allows',
-  busy: '@life is answering; it is delivered when the answer ends',
+  busy: 'its chat agent is answering (@life, or Agent mode on a Life Thread model); it is delivered when the answer ends',
   unreachable: 'the chat could not be reached; trying again',
 };
 
