@@ -247,8 +247,7 @@ describe('life-thread mcp: delivery', { concurrency: 2 }, () => {
       assert.equal(refused.text, `Invalid input — wake_id: ${row.id} was set for another folder (${cwd}); this session serves ${elsewhere}`);
       const same = await connect(['--store', store], cwd, { channel: true, before: counting });
       try {
-        // It claims the due wake and holds it for its next tool answer instead of pushing it.
-        await until(async () => ((await wakeRows(store))[0]?.status === 'held' ? true : undefined), 10_000, 'the wake to be held');
+        // Its first tool answer, called the moment it connects, carries the due wake (never pushed).
         const answer = await call(same, 'lifethread_remind', { action: 'list' });
         assert.match(answer.text, new RegExp(`\\n\\nWAKE-ADOPTED\\n\\nlife_wake:\\n  wake: ${row.id}\\n  reason: timer\\n  earlier_session: true$`));
         const fired = (await wakeRows(store))[0];

@@ -126,4 +126,21 @@ describe('lifethread_wait', { concurrency: 2 }, () => {
       await next.client.close();
     }
   });
+
+  it('a wake set from the CLI in this folder, collected through lifethread_wait, is not marked earlier_session', async () => {
+    const store = stores.freshStore();
+    const cwd = stores.freshStore();
+    const added = await runCli(['wake', 'add', '--text', 'WAKE-FROM-CLI', '--delay-seconds', '2', '--store', store, '--json'], { cwd });
+    assert.equal(added.code, 0, added.stderr);
+    const row = wakeRowSchema.parse(JSON.parse(added.stdout));
+    const s = await connect(store, cwd);
+    try {
+      const got = await call(s.client, 'lifethread_wait', { wake_id: row.id, timeout_seconds: 30 });
+      assert.equal(got.text, `WAKE-FROM-CLI\n\nlife_wake:\n  wake: ${row.id}\n  reason: timer`);
+      const fired = (await wakeRows(store))[0];
+      assert.deepEqual([fired?.status, fired?.fact?.via, fired?.fact?.earlierSession, fired?.fact?.unverified], ['fired', 'mcp', undefined, undefined]);
+    } finally {
+      await s.client.close();
+    }
+  });
 });

@@ -112,12 +112,16 @@ function sessionCourier(s: Session): WakeLoop {
     watchStore: true,
     deliver: async (b): Promise<Delivery> => {
       const ids = b.claims.map((c) => c.id);
-      const earlier = b.claims.filter((c) => !ownRow(s, c.row)).map((c) => c.id);
+      // Only a wake an ended session of this client and folder set is `earlier_session`; one a
+      // `lifethread_wait` collects (set from the CLI, say) is not this session's either, but was never
+      // an earlier session's.
+      const earlier = b.claims.filter((c) => adoptable(s, c.row)).map((c) => c.id);
+      const notOwn = b.claims.some((c) => !ownRow(s, c.row));
       if (ids.some((id) => s.waits.has(id))) {
         if (earlier.length > 0) await s.wakes.annotate(earlier, { earlierSession: true });
         if (s.waits.hand(ids, batchPulse(s, b))) return { fact: { delivered: true, via: 'mcp' } };
       }
-      if (earlier.length > 0) return { hold: 'unreachable' };
+      if (notOwn) return { hold: 'unreachable' };
       await pushPulses(s, b.claims);
       // A push may stop at the client: unverified until a tool answer carries the pulse (./carry.ts).
       return { fact: { delivered: true, via: 'mcp', unverified: true } };
