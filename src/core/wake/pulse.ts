@@ -298,21 +298,6 @@ export function renderPulse(wake: PulseWake, event: PulseEvent = {}, opts: Pulse
   // (a further wake's text too: it is cut, never dropped). Paths and URIs are never cut, since a cut
   // one names nothing; only when the pulse cannot hold them whole (a path near the cap's size) are they
   // cut too, to 60 characters early (the rest of the pulse keeps its words), then to "…".
-  const textSteps: [keyof Budgets, number][] = [
-    ['text', 40],
-    ['alsoText', 42],
-    ['summary', 60],
-    ['detail', 40],
-    ['symbol', 30],
-    ['jobId', 40],
-    ['alsoText', 12],
-    ['text', 0],
-    ['alsoText', 3],
-    ['summary', 3],
-    ['detail', 3],
-    ['symbol', 3],
-    ['jobId', 3],
-  ];
   const steps: [keyof Budgets, number][] = [
     ['text', 40],
     ['alsoText', 42],
@@ -332,6 +317,8 @@ export function renderPulse(wake: PulseWake, event: PulseEvent = {}, opts: Pulse
     ['symbol', 3],
     ['jobId', 3],
   ];
+  // The same order without the paths and URIs: the cuts tried while they can stay whole.
+  const textSteps = steps.filter(([k]) => k !== 'uri' && k !== 'path');
   // Even cut to "…" the further wakes do not fit: the last ones are left out of this pulse — out of
   // `wake:` too, so that its receipt delivers only the wakes it carries (the window sends them next).
   const fitDropping = (order: readonly [keyof Budgets, number][]): string => {
