@@ -1,42 +1,13 @@
 // The desk view: draws the desk page's frames the host pushes, its title and URL, the desk's pages, and
 // asks the host for Reload / Bring to front / Open in a browser. Imports only src/shared.
 import { deskHostMessageSchema, type DeskInfo, type DeskViewMessage } from '../src/shared/deskProtocol';
+import { el, icon, iconButton, vsCodeApi } from './dom';
 
-interface VsCodeApi {
-  postMessage(message: unknown): void;
-  getState(): unknown;
-  setState(state: unknown): void;
-}
-declare function acquireVsCodeApi(): VsCodeApi;
-
-const vscode = acquireVsCodeApi();
+const vscode = vsCodeApi();
 const root = document.getElementById('root');
 
 function send(message: DeskViewMessage): void {
   vscode.postMessage(message);
-}
-
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-function icon(name: string): HTMLElement {
-  const i = el('i', `codicon codicon-${name}`);
-  i.setAttribute('aria-hidden', 'true');
-  return i;
-}
-
-function iconButton(name: string, label: string, onClick: () => void): HTMLButtonElement {
-  const b = el('button', 'icon-button');
-  b.type = 'button';
-  b.title = label;
-  b.setAttribute('aria-label', label);
-  b.append(icon(name));
-  b.addEventListener('click', onClick);
-  return b;
 }
 
 // The layout is built once; info and frames update it in place (a frame must not rebuild the page list).

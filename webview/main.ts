@@ -1,14 +1,8 @@
 // The Life Thread webview: renders the state the host pushes and sends requests back. Imports only src/shared.
 import { hostMessageSchema, type AnchorView, type DecisionsView, type FeedItem, type OpsView, type RowView, type TopicView, type ViewState, type WebviewRequest } from '../src/shared/protocol';
+import { el, icon, iconButton, vsCodeApi } from './dom';
 
-interface VsCodeApi {
-  postMessage(message: unknown): void;
-  getState(): unknown;
-  setState(state: unknown): void;
-}
-declare function acquireVsCodeApi(): VsCodeApi;
-
-const vscode = acquireVsCodeApi();
+const vscode = vsCodeApi();
 const root = document.getElementById('root');
 let nextRequestId = 1;
 const pending = new Map<number, HTMLButtonElement>();
@@ -21,29 +15,6 @@ function request<M extends WebviewRequest['method']>(method: M, params: Params<M
     pending.set(id, button);
   }
   vscode.postMessage({ type: 'request', id, method, params });
-}
-
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-function icon(name: string): HTMLElement {
-  const i = el('i', `codicon codicon-${name}`);
-  i.setAttribute('aria-hidden', 'true');
-  return i;
-}
-
-function iconButton(name: string, label: string, onClick: (b: HTMLButtonElement) => void): HTMLButtonElement {
-  const b = el('button', 'icon-button');
-  b.type = 'button';
-  b.title = label;
-  b.setAttribute('aria-label', label);
-  b.append(icon(name));
-  b.addEventListener('click', () => onClick(b));
-  return b;
 }
 
 function textButton(label: string, iconName: string, onClick: (b: HTMLButtonElement) => void, secondary = false): HTMLButtonElement {
