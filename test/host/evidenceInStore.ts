@@ -11,11 +11,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as vscode from 'vscode';
 import { EXTENSION_ID } from '../../src/shared/commands';
-import { lifeThread, waitFor } from './helpers';
+import { DEMO_ENV, runDemoTestsWithWake } from './demoRun';
+import { lifeThread } from './helpers';
 import { useScriptedModel } from './scriptedModel';
 
 /** The demo's test run without its pauses. */
-const DEMO_ENV = { DEMO_TEST_PAUSE_MS: '0', NPM_CONFIG_UPDATE_NOTIFIER: 'false' };
 const escape = (s: string): string => s.replace(/[/.\\^$*+?()[\]{}|]/g, '\\$&');
 
 function textOf(result: vscode.LanguageModelToolResult): string {
@@ -96,28 +96,10 @@ export function evidenceInStore(w: EvidenceWindow): void {
 
   it('a `life-thread run` log stays in the store: the pulse names the store\u2019s log, and no copy is made', async () => {
     const api = await lifeThread();
-    const seen = new Map<string, string>();
-    const sub = api.wakes.onDidDeliver((e) => {
-      for (const id of e.ids) seen.set(id, e.text);
-    });
-    const terminal = vscode.window.createTerminal({ name: 'evidence-run', cwd: demo(), env: DEMO_ENV, hideFromUser: true });
-    try {
-      const integration = await waitFor(() => terminal.shellIntegration, 15_000, 'shell integration');
-      let out = '';
-      for await (const chunk of integration.executeCommand("life-thread run --wake 'EVIDENCE-STORE-RUN the demo tests ended' -- npm test").read()) out += chunk;
-      const ids = /life-thread: job (j-[A-Za-z0-9_-]+) \(wake (w-[A-Za-z0-9_-]+)\)/.exec(out);
-      assert.ok(ids, out);
-      const [, jobId = '', wakeId = ''] = ids;
-      // A window takes a wake a process outside it held for its receiver at its next retry (within about 20 s).
-      const pulse = await waitFor(() => seen.get(wakeId), 90_000, `the pulse of ${wakeId}`, 200);
-      assert.match(pulse, new RegExp(`job: \\{ id: "${jobId}", status: failed, exit_code: 1 \\}`), pulse);
-      const log = join(api.storeDir, 'logs', `${jobId}.log`);
-      assert.match(evidenceOf(pulse), new RegExp(`^${escape(log)}(#L\\d+)?$`), `the evidence is the run's log in the store, absolute:\n${pulse}`);
-      assert.ok(existsSync(log), `${log} is there`);
-      w.nothingOutsideStore(wakeId);
-    } finally {
-      sub.dispose();
-      terminal.dispose();
-    }
+    const { jobId, wakeId, pulse } = await runDemoTestsWithWake(demo(), 'evidence-run', 'EVIDENCE-STORE-RUN the demo tests ended');
+    const log = join(api.storeDir, 'logs', `${jobId}.log`);
+    assert.match(evidenceOf(pulse), new RegExp(`^${escape(log)}(#L\\d+)?$`), `the evidence is the run's log in the store, absolute:\n${pulse}`);
+    assert.ok(existsSync(log), `${log} is there`);
+    w.nothingOutsideStore(wakeId);
   });
 }

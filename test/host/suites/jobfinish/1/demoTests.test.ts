@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as vscode from 'vscode';
 import { EXTENSION_ID } from '../../../../../src/shared/commands';
+import { DEMO_ENV, runDemoTestsWithWake } from '../../../demoRun';
 import { lifeThread, waitFor } from '../../../helpers';
 import { useScriptedModel } from '../../../scriptedModel';
 
@@ -29,8 +30,6 @@ function textOf(result: vscode.LanguageModelToolResult): string {
 const root = (): string => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '';
 /** The demo, copied into the test workspace as a folder of its own. */
 const demo = (): string => join(root(), 'demo');
-/** The demo's test run without its pauses (they give a person time to ask for a wake). */
-const DEMO_ENV = { DEMO_TEST_PAUSE_MS: '0', NPM_CONFIG_UPDATE_NOTIFIER: 'false' };
 
 /** Resolves with the pulse (and what its landing opened) when the wake `id` is delivered. */
 async function delivered(id: string, ms = 60_000): Promise<string> {
@@ -216,39 +215,20 @@ describe('the demo\u2019s failing tests through the job-finish pipeline', functi
   it('through life-thread run in a terminal: the same landing on src/calc.js:19 with the job\u2019s log as its evidence, and the same report on the desk', async () => {
     const api = await lifeThread();
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    // Every pulse this window delivers from now on: the run's wake is known only once the command printed it.
-    const seen = new Map<string, string>();
-    const sub = api.wakes.onDidDeliver((e) => {
-      for (const id of e.ids) seen.set(id, e.text);
-    });
-    const terminal = vscode.window.createTerminal({ name: 'jobfinish-run', cwd: demo(), env: DEMO_ENV, hideFromUser: true });
-    try {
-      const integration = await waitFor(() => terminal.shellIntegration, 15_000, 'shell integration');
-      let out = '';
-      for await (const chunk of integration.executeCommand("life-thread run --wake 'DEMO-RUN the demo tests ended' -- npm test").read()) out += chunk;
-      const ids = /life-thread: job (j-[A-Za-z0-9_-]+) \(wake (w-[A-Za-z0-9_-]+)\)/.exec(out);
-      assert.ok(ids, out);
-      const [, jobId = '', wakeId = ''] = ids;
-      // A window takes a wake a process outside it held for its receiver at its next retry (within about 20 s).
-      const pulse = await waitFor(() => seen.get(wakeId), 90_000, `the pulse of ${wakeId}`, 200);
-      assert.match(pulse, new RegExp(`job: \\{ id: "${jobId}", status: failed, exit_code: 1 \\}`), pulse);
-      assert.match(pulse, /summary: "3 passed, 1 failed \(\d+\.\d s\)"/, pulse);
-      const { evidence } = codeLandingOf(pulse);
-      assert.equal(evidence, `.life-thread/evidence/${wakeId}.log`, 'the evidence is the run\u2019s log, copied into the workspace');
-      const copy = join(evidenceDir(), `${wakeId}.log`);
-      assert.equal(readFileSync(copy, 'utf8'), readFileSync(join(api.storeDir, 'logs', `${jobId}.log`), 'utf8'));
-      assertNothingToCommit();
-      const editor = await waitFor(() => (vscode.window.activeTextEditor?.document.uri.fsPath.endsWith(join('demo', 'src', 'calc.js')) ? vscode.window.activeTextEditor : undefined), 10_000, 'calc.js in front');
-      assert.equal(editor.selection.start.line, 18);
-      assert.match(pulse, /\n {2}desk: none\b/, pulse);
-      const report = pathToFileURL(join(demo(), 'reports', 'tests.html')).href;
-      const page = (await api.desk.desk.pages()).find((p) => p.url === report);
-      assert.ok(page, 'the report is remembered on the desk');
-      assert.equal(page.evidenceId, `${wakeId}-report`, 'under this wake\u2019s evidence id (the task\u2019s run is its alias)');
-      await openEvidenceFromLens(copy);
-    } finally {
-      sub.dispose();
-      terminal.dispose();
-    }
+    const { jobId, wakeId, pulse } = await runDemoTestsWithWake(demo(), 'jobfinish-run', 'DEMO-RUN the demo tests ended');
+    assert.match(pulse, /summary: "3 passed, 1 failed \(\d+\.\d s\)"/, pulse);
+    const { evidence } = codeLandingOf(pulse);
+    assert.equal(evidence, `.life-thread/evidence/${wakeId}.log`, 'the evidence is the run\u2019s log, copied into the workspace');
+    const copy = join(evidenceDir(), `${wakeId}.log`);
+    assert.equal(readFileSync(copy, 'utf8'), readFileSync(join(api.storeDir, 'logs', `${jobId}.log`), 'utf8'));
+    assertNothingToCommit();
+    const editor = await waitFor(() => (vscode.window.activeTextEditor?.document.uri.fsPath.endsWith(join('demo', 'src', 'calc.js')) ? vscode.window.activeTextEditor : undefined), 10_000, 'calc.js in front');
+    assert.equal(editor.selection.start.line, 18);
+    assert.match(pulse, /\n {2}desk: none\b/, pulse);
+    const report = pathToFileURL(join(demo(), 'reports', 'tests.html')).href;
+    const page = (await api.desk.desk.pages()).find((p) => p.url === report);
+    assert.ok(page, 'the report is remembered on the desk');
+    assert.equal(page.evidenceId, `${wakeId}-report`, 'under this wake\u2019s evidence id (the task\u2019s run is its alias)');
+    await openEvidenceFromLens(copy);
   });
 });
