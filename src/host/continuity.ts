@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { firstDiskFolder, firstDiskFolderPath } from './diskFolders';
 import { contrib } from './contrib';
 import { join } from 'node:path';
 import { parseDecisions, DECISIONS_FILE, type TopicDecisions } from '../core/continuity/documents';
@@ -76,7 +77,7 @@ export class Continuity implements vscode.Disposable {
   }
 
   get root(): string | undefined {
-    return vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    return firstDiskFolderPath();
   }
 
   get folder(): string {
@@ -92,9 +93,9 @@ export class Continuity implements vscode.Disposable {
   }
 
   dir(topic: string): string {
-    const root = this.root;
-    if (!root) throw new InputError('topic', 'needs an open workspace folder: topics live in the workspace');
-    return topicDir(root, validateTopic(topic), this.folder);
+    const root = firstDiskFolder();
+    if (!('path' in root)) throw new InputError('topic', `needs ${root.missing}: topics live in the workspace`);
+    return topicDir(root.path, validateTopic(topic), this.folder);
   }
 
   static mint(): string {

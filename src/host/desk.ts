@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { diskFolderPaths } from './diskFolders';
 import { contrib } from './contrib';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -119,7 +120,7 @@ export class HostDesk implements DeskPort, DeskViewSource, vscode.Disposable {
    * when the output names none.
    */
   async showJobReport(job: { output: string; evidenceId: string; cwd?: string; title?: string }): Promise<DeskShown | undefined> {
-    const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+    const folders = diskFolderPaths();
     const report = reportPageIn(job.output, folders, job.cwd);
     if (!report) return undefined;
     const title = job.title ?? (report.path ? vscode.workspace.asRelativePath(report.path) : report.url);

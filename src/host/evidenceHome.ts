@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { firstDiskFolderPath } from './diskFolders';
 import { fileURLToPath } from 'node:url';
 import { fileLink } from '../core/anchor/links';
 import { isInsideFolders, type LandingRef } from '../core/landing';
@@ -21,9 +22,8 @@ export class EvidenceHome {
 
   /** The workspace's evidence folder (not yet made), or undefined when the first folder is not on disk. */
   workspaceDir(): string | undefined {
-    const first = vscode.workspace.workspaceFolders?.[0];
-    if (first?.uri.scheme !== 'file') return undefined;
-    return workspaceEvidenceDir(first.uri.fsPath, setting('continuity.folder'));
+    const first = firstDiskFolderPath();
+    return first === undefined ? undefined : workspaceEvidenceDir(first, setting('continuity.folder'));
   }
 
   /** Every folder this window prunes: the workspace's and the store's. */

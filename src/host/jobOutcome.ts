@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { diskFolderPaths } from './diskFolders';
 import type { CodeAnchor } from '../core/anchor/code';
 import { fileLink } from '../core/anchor/links';
 import type { LandingRef } from '../core/landing';
@@ -69,7 +70,7 @@ export async function jobOutcome(job: JobEndEvent, src: OutcomeSources, firstWak
 
 /** The code locus a failed job's output names, as a CodeAnchor taken from the file as it is now. */
 async function codeLocus(text: string, job: JobEndEvent, src: OutcomeSources): Promise<CodeAnchor | undefined> {
-  const roots = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+  const roots = diskFolderPaths();
   const locus = codeLocusIn(text, roots, job.cwd);
   if (!locus) return undefined;
   try {

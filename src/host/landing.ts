@@ -1,5 +1,6 @@
 import { fileLink } from '../core/anchor/links';
 import * as vscode from 'vscode';
+import { diskFolderPaths } from './diskFolders';
 import { join, dirname } from 'node:path';
 import { existsSync } from 'node:fs';
 import { AnchorIndexCache, type AnchorResolution, type CodeAnchor } from '../core/anchor/code';
@@ -52,7 +53,7 @@ export interface LandOptions {
 const PENDING_KEY = 'lifeThread.pendingLanding';
 
 function folders(): string[] {
-  return (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+  return diskFolderPaths();
 }
 
 function toVsRange(r: TextRange): vscode.Range {

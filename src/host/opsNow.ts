@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { diskFolderPaths } from './diskFolders';
 import { sep } from 'node:path';
 import type { OpsInput } from '../core/continuity/ops';
 import { opsFacts } from '../core/opsFacts';
@@ -62,7 +63,7 @@ export async function opsInputNow(src: OpsSources, topic: string, next: readonly
       if (log) summaries[c.id] = summarize(log);
     }
   }
-  const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+  const folders = diskFolderPaths();
   const now = new Date();
   const facts = opsFacts({ topic, folders, reminders, commands, wakes, tasks, summaries, next, dirty: repo?.dirty ?? [], now, tz: ownerZone() });
   return { now, ttlHours: setting('continuity.opsTtlHours'), repo, openEditors, runningTasks: tasks, openItems: facts.openItems, firstMoves: facts.firstMoves };

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { diskFolderPaths } from './diskFolders';
 import { fileURLToPath } from 'node:url';
 import type { CodeAnchor } from '../core/anchor/code';
 import { isInsideFolders, type LandingRef } from '../core/landing';
@@ -29,7 +30,7 @@ export async function landJobOutside(row: WakeRow, event: PulseEvent, ports: Out
   const log = event.landing;
   if (fact?.locus === undefined && fact?.report === undefined) return event;
   if (log?.kind !== 'deep_link' || row.landing?.kind !== 'deep_link' || row.landing.uri !== log.uri) return event;
-  const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+  const folders = diskFolderPaths();
   const [anchor, shown] = await Promise.all([anchorOf(fact.locus, folders, ports), reportOf(fact.report, row.id, folders, ports)]);
   const desk: DeskState = shown?.status ?? event.desk ?? 'none';
   // As the task path decides (src/host/wakeFeature.ts jobEnded): the desk's page when it shows it, else the log.

@@ -1,4 +1,4 @@
-import * as vscode from 'vscode';
+import { diskFolders } from './diskFolders';
 import type { PulseFolder } from '../core/wake/pulsePaths';
 
 /**
@@ -6,5 +6,5 @@ import type { PulseFolder } from '../core/wake/pulsePaths';
  * A virtual folder (`vscode-vfs:`, …) has no path a file link could point into, so it is left out.
  */
 export function pulseFolders(): PulseFolder[] {
-  return (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => ({ name: f.name, path: f.uri.fsPath }));
+  return diskFolders().map((f) => ({ name: f.name, path: f.uri.fsPath }));
 }

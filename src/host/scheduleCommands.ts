@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { firstDiskFolder, firstDiskFolderPath } from './diskFolders';
 import { contrib } from './contrib';
 import { InputError, NUL_REASON } from '../core/errors';
 import { rowSentence } from '../core/rowView';
@@ -78,7 +79,7 @@ export async function askWhen(kind: RowKind, title: string, initial = ''): Promi
 }
 
 function workspaceRoot(): string | undefined {
-  return vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  return firstDiskFolderPath();
 }
 
 export function registerScheduleCommands(context: vscode.ExtensionContext, feature: ScheduleFeature): void {
@@ -119,8 +120,9 @@ export function registerScheduleCommands(context: vscode.ExtensionContext, featu
     }),
     contrib.registerCommand(COMMANDS.scheduleCommand, async (args?: { command?: string; when?: string; cron?: string; timeoutMinutes?: number }) => {
       try {
-        const cwd = workspaceRoot();
-        if (!cwd) throw new Error('open a folder first: a scheduled command runs from the workspace root');
+        const root = firstDiskFolder();
+        if (!('path' in root)) throw new Error(`a scheduled command needs ${root.missing}: it runs from the workspace root`);
+        const cwd = root.path;
         const command =
           args?.command ??
           (await vscode.window.showInputBox({

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { firstDiskFolder } from './diskFolders';
 import { contrib } from './contrib';
 import { InputError } from '../core/errors';
 import type { RemindInput, ScheduleInput } from '../core/toolInputs';
@@ -34,8 +35,8 @@ function windowHost(f: ScheduleFeature): ScheduleToolHost {
     health: () => f.health(new Date()).line,
     envPath: process.env.PATH,
     cwd: () => {
-      const dir = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-      return dir ? { dir } : { missing: 'needs an open workspace folder: commands run from the workspace root' };
+      const f = firstDiskFolder();
+      return 'path' in f ? { dir: f.path } : { missing: `needs ${f.missing}: commands run from the workspace root` };
     },
     settle: () => f.dispatcher.settle(),
     changed: async () => {

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { firstDiskFolderPath } from './diskFolders';
 import { LogCap } from '../core/logcap';
 import { readOutput, type JobOutput } from '../core/wake/pulse';
 import { setting } from './settings';
@@ -263,7 +264,8 @@ function taskCwd(task: vscode.Task): string | undefined {
   const exec = task.execution;
   const cwd = exec instanceof vscode.ShellExecution || exec instanceof vscode.ProcessExecution ? exec.options?.cwd : undefined;
   if (cwd) return cwd;
-  return typeof task.scope === 'object' ? task.scope.uri.fsPath : vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  if (typeof task.scope === 'object') return task.scope.uri.scheme === 'file' ? task.scope.uri.fsPath : undefined;
+  return firstDiskFolderPath();
 }
 
 function describeTask(task: vscode.Task): string {
