@@ -282,7 +282,10 @@ async function main(): Promise<void> {
       const workspaceFile = workspaceFileOf(suite, stateDir, workspace);
       for (const { phase, files } of phasesOf(suite)) {
         console.log(`host suite ${suite}, phase ${phase}: ${files.length} file(s)${workspaceFile ? ` in ${workspaceFile}` : ''}`);
+        const tPhase = Date.now();
         const r = await runPhase(browser, suite, phase, files, stateDir, workspace, workspaceFile);
+        // Each phase's time, so that a slow suite shows in CI's log (README states the parts' times).
+        console.log(`host suite ${suite}, phase ${phase}: ${r.passed} passed, ${r.failed} failed in ${((Date.now() - tPhase) / 1000).toFixed(1)} s`);
         passed += r.passed;
         failed += r.failed;
         if (r.exitCode !== 0) bad = true;
