@@ -125,6 +125,16 @@ describe('OS timer on a machine', () => {
     assert.equal(broken.m.crontab, '1 2 * * * true\n');
   });
 
+  it('a crontab that cannot be read is an error, never "not installed": uninstall and status say why and remove nothing', async () => {
+    const { store, m } = setUp({ systemd: false, cron: true, crontab: '1 2 * * * true\n' });
+    await installTimer(planTimer(store, 'cron', m), m);
+    const withOurs = m.crontab;
+    m.failCrontabRead = 'You (tester) are not allowed to use this program (crontab)';
+    await assert.rejects(findInstalled(store, m), (e: unknown) => e instanceof TimerError && /crontab -l failed: You \(tester\) are not allowed/.test(e.message));
+    await assert.rejects(uninstallTimer(store, m), (e: unknown) => e instanceof TimerError && /crontab -l failed/.test(e.message));
+    assert.equal(m.crontab, withOurs, 'the crontab is untouched');
+  });
+
   it('an install the machine refuses leaves nothing half installed, and a failed switch keeps the timer that ran', async () => {
     const theirs = '# mine\n17 3 * * * /bin/true\n';
     const { store, m } = setUp({ systemd: false, cron: true, crontab: theirs });

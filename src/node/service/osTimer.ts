@@ -137,6 +137,9 @@ export async function findInstalled(storeDir: string, sys: TimerSystem): Promise
   const plist = plistPath(sys, storeDir);
   if ((await readText(plist)) !== null) found.push({ kind: 'launchd', entries: [plist] });
   const r = await sys.run('crontab', ['-l']);
+  // "no crontab for <user>" and no cron at all mean none is installed; any other failure (not allowed to
+  // use crontab, a broken spool) says nothing of whether our line is there, so it is not read as absent.
+  if (r.code !== 0 && !r.notFound && !/no crontab/i.test(r.stderr)) throw new TimerError(`crontab -l failed: ${said(r)}`);
   const line = r.code === 0 ? findCronLine(r.stdout, timerNames(storeDir).marker) : undefined;
   if (line !== undefined) found.push({ kind: 'cron', entries: [line] });
   return found;

@@ -11,6 +11,8 @@ export interface FakeMachine extends TimerSystem {
   calls: string[][];
   enabled: Set<string>;
   loaded: Set<string>;
+  /** Make every `crontab -l` fail with this message. */
+  failCrontabRead?: string;
   /** Make the next `crontab -` fail with this message. */
   failCrontabWrite?: string;
   /** Make every `launchctl bootstrap` fail with this message. */
@@ -63,6 +65,7 @@ function answer(m: FakeMachine, opts: { systemd?: boolean; cron?: boolean }, cmd
   }
   if (cmd === 'crontab') {
     if (opts.cron === false) return missing;
+    if (args[0] === '-l' && m.failCrontabRead) return fail(m.failCrontabRead);
     if (args[0] === '-l') return m.crontab === null ? fail('no crontab for tester') : ok(m.crontab);
     if (args[0] === '-r') {
       if (m.crontab === null) return fail('no crontab for tester');
