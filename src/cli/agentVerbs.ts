@@ -21,6 +21,7 @@ import { WakeLoop } from '../node/wakeLoop';
 import { rederiveCommandWakes } from '../node/commandWakes';
 import { WakeStore } from '../node/wakes';
 import { zoneOutsideWindow } from '../node/ownerFile';
+import { findRuntime, installShim, readShim, thisRuntime } from '../node/shim';
 import { version } from '../../package.json';
 import { has, lockWaitFromEnv, parseTimeoutMinutes, valueOf } from './args';
 import type { Context } from './context';
@@ -48,6 +49,7 @@ export async function mcp(ctx: Context): Promise<void> {
   const [extra] = ctx.rest;
   if (extra !== undefined) throw new InputError('command', `unexpected argument '${extra}'`);
   if (ctx.json) throw new InputError('json', 'mcp speaks JSON-RPC on stdout already; leave out --json');
+  await ensureStoreCli(ctx);
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const server = require(path.join(__dirname, 'mcp.js')) as McpModule;
   await server.serveMcp({
@@ -58,6 +60,21 @@ export async function mcp(ctx: Context): Promise<void> {
     lockWaitMs: lockWaitFromEnv(ctx.env),
     log: (line) => process.stderr.write(`life-thread mcp: ${line}\n`),
   });
+}
+
+/**
+ * The wake notes name the store's CLI entry (`<store>/bin/life-thread`, src/node/mcp/instructions.ts).
+ * A window writes it at start; a server started before any window did (or from a copy of the CLI
+ * outside the store) writes it now, so the command it gives the agent exists. A newer entry stays.
+ */
+async function ensureStoreCli(ctx: Context): Promise<void> {
+  try {
+    if ((await readShim(ctx.storeDir)) !== null) return;
+    const runtime = await findRuntime(ctx.env.PATH, thisRuntime('node'));
+    await installShim({ storeDir: ctx.storeDir, bundleDir: __dirname, version, runtime, lockWaitMs: lockWaitFromEnv(ctx.env) });
+  } catch (err) {
+    process.stderr.write(`life-thread mcp: could not write the store's CLI entry (${err instanceof Error ? err.message : String(err)}); the wait commands it names may not run\n`);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -5,6 +5,9 @@
  * session of the same client and folder handed over marked earlier_session.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -55,6 +58,23 @@ describe('lifethread_wait', { concurrency: 2 }, () => {
       const again = await call(s.client, 'lifethread_wait', { wake_id: row.id });
       assert.equal(again.text, got.text);
       assert.deepEqual((await wakeRows(store))[0], fired);
+    } finally {
+      await s.client.close();
+    }
+  });
+
+  it('on a store no window has used, the background command the wake note gives exists and prints the pulse', async () => {
+    const store = stores.freshStore();
+    assert.equal(existsSync(join(store, 'bin', 'life-thread')), false, 'the store starts without its CLI entry');
+    const s = await connect(store, store);
+    try {
+      const answer = (await call(s.client, 'lifethread_sendToLifeThread', { text: 'WAKE-BY-SHIM', delay_seconds: 2 })).text;
+      const line = /run `([^`]+)` as a background command/.exec(answer)?.[1];
+      assert.ok(line, `the answer names no background command:\n${answer}`);
+      assert.ok(line.startsWith(`${join(store, 'bin', 'life-thread')} wait `) || line.startsWith(`'${join(store, 'bin', 'life-thread')}' wait `), line);
+      const r = spawnSync('bash', ['-c', line], { cwd: store, env: baseEnv(), encoding: 'utf8', timeout: 60_000 });
+      assert.equal(r.status, 0, `${line}\n${r.stderr}`);
+      assert.match(r.stdout, /^WAKE-BY-SHIM\n\nlife_wake:\n {2}wake: w-/);
     } finally {
       await s.client.close();
     }
