@@ -47,8 +47,13 @@ export class Doctor implements vscode.TextDocumentContentProvider {
     return this.report();
   }
 
-  async open(): Promise<vscode.TextEditor> {
+  /** An open report is re-read (VS Code asks the provider again); one not open is read when it opens. */
+  refresh(): void {
     this._onDidChange.fire(this.uri);
+  }
+
+  async open(): Promise<vscode.TextEditor> {
+    this.refresh();
     const doc = await vscode.workspace.openTextDocument(this.uri);
     const md = await vscode.languages.setTextDocumentLanguage(doc, 'markdown');
     return vscode.window.showTextDocument(md, { preview: false });

@@ -79,7 +79,14 @@ export class ScheduleFeature implements vscode.Disposable {
     this.statusItem = vscode.window.createStatusBarItem('lifeThread.status', vscode.StatusBarAlignment.Right, 100);
     this.statusItem.name = 'Life Thread';
     this.statusItem.command = `${SIDEBAR_VIEW_ID}.focus`;
-    this.disposables.push(this.dispatcher, this.statusItem, this.pause, this.dispatcher.onDidChange(() => void this.refresh()), this.pause.onDidChange(() => void this.refresh()));
+    this.disposables.push(this.dispatcher, this.statusItem, this.pause, this.dispatcher.onDidChange(() => void this.refresh()));
+    // A report open in this window would go on saying the old pause beside a sidebar that says the new one.
+    this.disposables.push(
+      this.pause.onDidChange(() => {
+        void this.refresh();
+        doctor.refresh();
+      }),
+    );
     doctor.addSection('Dispatcher and store', () => this.doctorSection());
   }
 

@@ -21,12 +21,18 @@ describe('the wakes pause is shared by every window of the store', () => {
     const api = await lifeThread();
     await api.ready;
     await vscode.commands.executeCommand('lifeThread.resumeWakes');
+    // A Doctor report left open follows too: it is re-read when the pause changes.
+    const open = (await api.doctor.open()).document;
     const follows = async (paused: boolean, what: string): Promise<void> => {
       const t0 = Date.now();
+      const doctorSays = paused ? '- Wakes: **paused**' : '- Wakes: active';
       await waitFor(
-        () => (api.wakes.paused === paused && api.model.health.state === (paused ? 'paused' : 'healthy') && api.schedule.statusText.endsWith(paused ? '· paused' : '· healthy') ? true : undefined),
+        () =>
+          api.wakes.paused === paused && api.model.health.state === (paused ? 'paused' : 'healthy') && api.schedule.statusText.endsWith(paused ? '· paused' : '· healthy') && open.getText().includes(doctorSays)
+            ? true
+            : undefined,
         1500,
-        `${what}: state, sidebar and status bar follow (now paused=${String(api.wakes.paused)}, sidebar ${api.model.health.state}, status "${api.schedule.statusText}")`,
+        `${what}: state, sidebar, status bar and the open Doctor follow (now paused=${String(api.wakes.paused)}, sidebar ${api.model.health.state}, status "${api.schedule.statusText}", Doctor ${pauseStatements(open.getText()).join(' | ')})`,
       );
       assert.ok(Date.now() - t0 <= 1500);
     };
