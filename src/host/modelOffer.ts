@@ -37,7 +37,8 @@ export class ModelOffer {
   async offer(answeredWith: { vendor: string; id: string } | undefined, stream: Pick<vscode.ChatResponseStream, 'markdown' | 'button'>): Promise<ModelOfferButton | undefined> {
     const b = await this.next(answeredWith).catch(() => undefined);
     if (!b) return undefined;
-    stream.markdown(`\n\nThis answer came from Life Thread's offline responder, which the chat has selected; **${b.model}** is connected too. Pick it to talk with an agent:`);
+    // `@life` itself answers free text with the connected model (chooseModel in ./lifeAgent.ts): say what the chat has selected, not who answered.
+    stream.markdown(`\n\nThe chat has Life Thread's offline responder selected, which runs only slash commands; **${b.model}** is connected too. Pick it to talk with an agent:`);
     stream.button({ title: b.title, command: b.command, arguments: b.arguments });
     return b;
   }
