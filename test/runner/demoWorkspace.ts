@@ -78,10 +78,13 @@ export async function ensureDemoWorkspace(dest: string, opts: { now?: Date; vers
   return { action: 'rebuilt', oldKeptAt: old };
 }
 
-/** Creates the demo workspace at `dest` (which must not exist yet). Returns its path. */
-export async function makeDemoWorkspace(dest: string, opts: { now?: Date } = {}): Promise<string> {
+/**
+ * Creates the demo workspace at `dest` (which must not exist yet) from `from` (default: the
+ * repository's demo/). Returns its path.
+ */
+export async function makeDemoWorkspace(dest: string, opts: { now?: Date; from?: string } = {}): Promise<string> {
   if (existsSync(dest)) throw new Error(`${dest} exists already`);
-  cpSync(join(ROOT, 'demo'), dest, { recursive: true });
+  cpSync(opts.from ?? join(ROOT, 'demo'), dest, { recursive: true });
   const now = opts.now ?? new Date();
   git(dest, now.toISOString(), 'init', '-q');
   // A history an hour old, one commit every 20 minutes, so "git log" reads like a real one.

@@ -149,18 +149,21 @@ async function webviewShows(page: Page, text: string, timeoutMs: number): Promis
   return false;
 }
 
+type Folder = { path: string; name?: string } | { uri: string; name?: string };
+
 /**
  * A suite whose window is not the fixture folder alone exports `folders` from `<suite>/workspace.ts`:
  * the entries of a `.code-workspace` file (`path` or `uri`), given the fixture folder's path and the
- * suite's state folder. The runner writes that file into the state folder and opens it.
+ * suite's state folder (or a promise of them: it may build a folder first). The runner writes that
+ * file into the state folder and opens it.
  */
-function workspaceFileOf(suite: string, stateDir: string, fixture: string): string | undefined {
+async function workspaceFileOf(suite: string, stateDir: string, fixture: string): Promise<string | undefined> {
   const module = join(SUITES_DIR, suite, 'workspace.js');
   if (!existsSync(module)) return undefined;
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- a suite's own description, found at run time
-  const { folders } = require(module) as { folders: (fixture: string, stateDir: string) => ({ path: string; name?: string } | { uri: string; name?: string })[] };
+  const { folders } = require(module) as { folders: (fixture: string, stateDir: string) => Folder[] | Promise<Folder[]> };
   const file = join(stateDir, `${suite}.code-workspace`);
-  writeFileSync(file, JSON.stringify({ folders: folders(fixture, stateDir) }, null, 2));
+  writeFileSync(file, JSON.stringify({ folders: await folders(fixture, stateDir) }, null, 2));
   return file;
 }
 
@@ -279,7 +282,7 @@ async function main(): Promise<void> {
       mkdirSync(stateDir, { recursive: true });
       const workspace = join(stateDir, 'workspace');
       cpSync(join(ROOT, 'test', 'fixtures', 'workspace'), workspace, { recursive: true });
-      const workspaceFile = workspaceFileOf(suite, stateDir, workspace);
+      const workspaceFile = await workspaceFileOf(suite, stateDir, workspace);
       for (const { phase, files } of phasesOf(suite)) {
         console.log(`host suite ${suite}, phase ${phase}: ${files.length} file(s)${workspaceFile ? ` in ${workspaceFile}` : ''}`);
         const tPhase = Date.now();
