@@ -17,7 +17,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { ROOT, startCodeServer, type RunningServer } from '../runner/codeServer';
-import { chatInput, launchBrowser, revealInChat, sendChat } from '../runner/browser';
+import { chatInput, launchBrowser, revealInChat, sendChat, closeWorkbench, openWorkbench } from '../runner/browser';
 import { runFromPalette as runFromPaletteOn } from '../runner/quickInput';
 import { ownExtension } from '../runner/install';
 import { ScriptedServer, type ChatBody } from '../runner/scriptedServer';
@@ -188,17 +188,10 @@ describe('the chat\u2019s model and Agent mode\u2019s confirmed time (Chromium d
     });
     browser = await launchBrowser(stateDir);
     page = await browser.newPage({ viewport: { width: 1500, height: 950 } });
-    await page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}`);
-    await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
-    await page.locator('.statusbar-item', { hasText: /healthy|STALLED|paused/ }).first().waitFor({ state: 'visible', timeout: 90_000 });
+    await openWorkbench(page, server.url, workspace);
   });
 
-  after(async () => {
-    if (page) await shot('last').catch(() => undefined);
-    await browser?.close().catch(() => undefined);
-    await server?.stop();
-    await model.stop();
-  });
+  after(() => closeWorkbench(page, join(RESULTS, 'e2e-chatAgent-last.png'), browser, server, model));
 
   it('the chat on the offline responder; the user sets the endpoint in the Settings editor: the chat takes its model', async () => {
     await runFromPalette('Chat: Open Chat');

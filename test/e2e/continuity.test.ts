@@ -14,7 +14,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } fr
 import { join } from 'node:path';
 import type { Browser, FrameLocator, Page } from 'playwright-core';
 import { ROOT, startCodeServer, type RunningServer } from '../runner/codeServer';
-import { launchBrowser, sendChat } from '../runner/browser';
+import { launchBrowser, sendChat, closeWorkbench, openWorkbench } from '../runner/browser';
 import { runFromPalette as runFromPaletteOn } from '../runner/quickInput';
 import { ownExtension } from '../runner/install';
 import { ScriptedServer, toolResults, type ChatBody } from '../runner/scriptedServer';
@@ -142,19 +142,10 @@ describe('continuity in the workbench (Chromium driving code-server)', () => {
     });
     browser = await launchBrowser(stateDir);
     page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
-    await page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}`);
-    await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
-    await page.locator('.activitybar .action-item a[aria-label^="Life Thread"]').waitFor({ state: 'visible', timeout: 60_000 });
-    // Life Thread is active (its status bar item) before the first request, so its model is registered.
-    await page.locator('.statusbar-item', { hasText: /healthy|STALLED|paused/ }).first().waitFor({ state: 'visible', timeout: 60_000 });
+    await openWorkbench(page, server.url, workspace);
   });
 
-  after(async () => {
-    if (page) await shot('last').catch(() => undefined);
-    await browser?.close().catch(() => undefined);
-    await server?.stop();
-    await model.stop();
-  });
+  after(() => closeWorkbench(page, join(RESULTS, 'e2e-continuity-last.png'), browser, server, model));
 
   it('a conversation with @life, then /partition: the panel shows TopicDecisions beside Handover ops', async () => {
     await runFromPalette('Chat: Open Chat');

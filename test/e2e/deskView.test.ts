@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, FrameLocator, Page } from 'playwright-core';
 import { CHROMIUM, ROOT, startCodeServer, type RunningServer } from '../runner/codeServer';
-import { launchBrowser } from '../runner/browser';
+import { launchBrowser, closeWorkbench, openWorkbench } from '../runner/browser';
 import { quickInput, runFromPalette as runFromPaletteOn } from '../runner/quickInput';
 import { lifeThreadFrame } from '../runner/walkthroughPage';
 import { ownExtension } from '../runner/install';
@@ -136,16 +136,10 @@ describe('the desk view in the workbench (Chromium driving code-server, the desk
     });
     browser = await launchBrowser(stateDir);
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    await page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}`);
-    await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
-    await page.locator('.statusbar-item', { hasText: /healthy|STALLED|paused/ }).first().waitFor({ state: 'visible', timeout: 90_000 });
+    await openWorkbench(page, server.url, workspace);
   });
 
-  after(async () => {
-    if (page) await shot('last').catch(() => undefined);
-    await browser?.close().catch(() => undefined);
-    await server?.stop();
-  });
+  after(() => closeWorkbench(page, join(RESULTS, 'e2e-desk-view-last.png'), browser, server));
 
   it('Open Desk shows the newest remembered page live in the view', async () => {
     await runFromPalette('Life Thread: Open Desk');

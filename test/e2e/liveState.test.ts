@@ -14,7 +14,7 @@ import { cpSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ROOT, startCodeServer, type RunningServer } from '../runner/codeServer';
-import { launchBrowser, sidebarFrame } from '../runner/browser';
+import { closeWorkbench, launchBrowser, LIFE_THREAD_ICON, openWorkbench, sidebarFrame } from '../runner/browser';
 import { runFromPalette } from '../runner/quickInput';
 import { ownExtension } from '../runner/install';
 import { WAKE_PAUSE_FILE, writeWakesPaused } from '../../src/node/wakePause';
@@ -59,11 +59,9 @@ async function openWindow(folder: string): Promise<Page> {
       if (text && seen[seen.length - 1]?.text !== text) seen.push({ at: Date.now(), text });
     }).observe(document, { subtree: true, childList: true, characterData: true });
   }, STATUS_ID);
-  await page.goto(`${server.url}/?folder=${encodeURIComponent(folder)}`);
-  await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
-  await page.locator('.activitybar .action-item a[aria-label^="Life Thread"]').waitFor({ state: 'visible', timeout: 60_000 });
+  await openWorkbench(page, server.url, folder, 'icon');
   await statusItem(page).filter({ hasText: /healthy|STALLED|paused/ }).waitFor({ state: 'visible', timeout: 90_000 });
-  await page.locator('.activitybar .action-item a[aria-label^="Life Thread"]').click();
+  await page.locator(LIFE_THREAD_ICON).click();
   await sidebarFrame(page).locator('.health').waitFor({ state: 'visible', timeout: 30_000 });
   return page;
 }
@@ -154,9 +152,7 @@ describe('live state across two windows of one store (Chromium driving code-serv
 
   after(async () => {
     if (one) await shot(one, 'last-1').catch(() => undefined);
-    if (two) await shot(two, 'last-2').catch(() => undefined);
-    await browser?.close().catch(() => undefined);
-    await server?.stop();
+    await closeWorkbench(two, join(RESULTS, 'e2e-live-last-2.png'), browser, server);
   });
 
   it('right after start the status bar says "starting" or the next run, never "… ago · starting"', async () => {

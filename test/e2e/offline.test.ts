@@ -12,7 +12,7 @@ import { cpSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { ROOT, startCodeServer, type RunningServer } from '../runner/codeServer';
-import { launchBrowser, revealInChat, sendChat, sidebarFrame } from '../runner/browser';
+import { launchBrowser, revealInChat, sendChat, sidebarFrame, closeWorkbench, LIFE_THREAD_ICON, openWorkbench } from '../runner/browser';
 import { answerThenWhen, runFromPalette as runFromPaletteOn } from '../runner/quickInput';
 import { ownExtension } from '../runner/install';
 
@@ -51,17 +51,10 @@ describe('@life without a language model (Chromium driving code-server)', () => 
     });
     browser = await launchBrowser(stateDir);
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    await page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}`);
-    await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
-    await page.locator('.activitybar .action-item a[aria-label^="Life Thread"]').waitFor({ state: 'visible', timeout: 60_000 });
-    await page.locator('.statusbar-item', { hasText: /healthy|STALLED|paused/ }).first().waitFor({ state: 'visible', timeout: 90_000 });
+    await openWorkbench(page, server.url, workspace);
   });
 
-  after(async () => {
-    if (page) await shot('last').catch(() => undefined);
-    await browser?.close().catch(() => undefined);
-    await server?.stop();
-  });
+  after(() => closeWorkbench(page, join(RESULTS, 'e2e-offline-last.png'), browser, server));
 
   it('the chat view stays closed until the user opens it; then @life /doctor answers without a model', async () => {
     // Activation, the language models settling, and room for anything that would open the chat on its own.
@@ -107,11 +100,19 @@ describe('@life without a language model (Chromium driving code-server)', () => 
     assert.match(text, /check the deploy/);
     assert.match(text, /Timer/);
     // The whole pulse in view: its text, the life_wake: block, the landing buttons.
-    await revealInChat(page, woken);
+    // The list re-renders the response as its parts arrive (a rendered element may be swapped for a new one
+    // between two reads), so the pulse is brought into view and measured again until it stays.
     const block = woken.getByText('life_wake:').first();
-    const blockBox = await block.boundingBox();
-    const view = await page.locator('.interactive-session .interactive-list').first().boundingBox();
-    assert.ok(blockBox && view && blockBox.y >= view.y && blockBox.y + blockBox.height <= view.y + view.height, 'the life_wake: block is in view');
+    await block.waitFor({ state: 'visible', timeout: 15_000 });
+    const list = page.locator('.interactive-session .interactive-list').first();
+    let inView = false;
+    for (let i = 0; i < 10 && !inView; i++) {
+      await revealInChat(page, woken);
+      const [blockBox, view] = [await block.boundingBox(), await list.boundingBox()];
+      inView = !!blockBox && !!view && blockBox.y >= view.y && blockBox.y + blockBox.height <= view.y + view.height;
+      if (!inView) await page.waitForTimeout(500);
+    }
+    assert.ok(inView, 'the life_wake: block is in view');
     await shot('5-woken');
     await sendChat(page, '@life /remind list ');
     await response('No reminders').waitFor({ state: 'visible', timeout: 60_000 });
@@ -130,7 +131,7 @@ describe('@life without a language model (Chromium driving code-server)', () => 
     await input.fill('in 15 seconds');
     await page.locator('.quick-input-widget', { hasText: /Once, .* UTC, in / }).waitFor({ state: 'visible', timeout: 10_000 });
     await input.press('Enter');
-    await page.locator('.activitybar .action-item a[aria-label^="Life Thread"]').click();
+    await page.locator(LIFE_THREAD_ICON).click();
     const frame = sidebarFrame(page);
     const row = frame.locator('.row', { hasText: 'stretch your legs' });
     await row.waitFor({ state: 'visible', timeout: 30_000 });

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { Temporal } from 'temporal-polyfill';
 import { ROOT, startCodeServer, type RunningServer } from '../runner/codeServer';
-import { launchBrowser, sidebarFrame } from '../runner/browser';
+import { launchBrowser, sidebarFrame, closeWorkbench, LIFE_THREAD_ICON, openWorkbench } from '../runner/browser';
 import { answerThenWhen, runFromPalette as runFromPaletteOn } from '../runner/quickInput';
 import { ownExtension } from '../runner/install';
 
@@ -48,16 +48,10 @@ describe('workbench UI (Chromium driving code-server)', () => {
     server = await startCodeServer({ stateDir, installExtensions: [ownExtension()], settings: { 'lifeThread.timeZone': 'Europe/Berlin', 'git.openRepositoryInParentFolders': 'never' } });
     browser = await launchBrowser(stateDir);
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    await page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}`);
-    await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
-    // The activity bar shows our container once the extension's contributions are read.
-    await page.locator('.activitybar .action-item a[aria-label^="Life Thread"]').waitFor({ state: 'visible', timeout: 60_000 });
+    await openWorkbench(page, server.url, workspace, 'icon');
   });
 
-  after(async () => {
-    await browser?.close().catch(() => undefined);
-    await server?.stop();
-  });
+  after(() => closeWorkbench(page, undefined, browser, server));
 
   it('runs "Life Thread: Doctor" from the command palette and shows the report', async () => {
     await runFromPalette('Life Thread: Doctor');
@@ -68,7 +62,7 @@ describe('workbench UI (Chromium driving code-server)', () => {
   });
 
   it('opens the sidebar from the activity bar and shows the empty schedule with its health line', async () => {
-    await page.locator('.activitybar .action-item a[aria-label^="Life Thread"]').click();
+    await page.locator(LIFE_THREAD_ICON).click();
     const frame = sidebarFrame(page);
     await frame.getByText('No reminders yet').waitFor({ state: 'visible', timeout: 30_000 });
     const add = frame.getByRole('button', { name: 'Add reminder' });

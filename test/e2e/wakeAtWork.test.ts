@@ -14,7 +14,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { ROOT, startCodeServer, type RunningServer } from '../runner/codeServer';
-import { chatInput, launchBrowser } from '../runner/browser';
+import { chatInput, launchBrowser, closeWorkbench, openWorkbench } from '../runner/browser';
 import { runFromPalette as runFromPaletteOn } from '../runner/quickInput';
 import { ownExtension } from '../runner/install';
 import { ScriptedServer, lastUser } from '../runner/scriptedServer';
@@ -101,18 +101,10 @@ describe('a wake never takes the keyboard from the user typing in the terminal (
     });
     browser = await launchBrowser(stateDir);
     page = await browser.newPage({ viewport: { width: 1500, height: 920 } });
-    await page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}`);
-    await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
-    await page.locator('.activitybar .action-item a[aria-label^="Life Thread"]').waitFor({ state: 'visible', timeout: 60_000 });
-    await page.locator('.statusbar-item', { hasText: /healthy|STALLED|paused/ }).first().waitFor({ state: 'visible', timeout: 90_000 });
+    await openWorkbench(page, server.url, workspace);
   });
 
-  after(async () => {
-    if (page) await shot('last').catch(() => undefined);
-    await browser?.close().catch(() => undefined);
-    await server?.stop();
-    await model.stop();
-  });
+  after(() => closeWorkbench(page, join(RESULTS, 'e2e-wake-at-work-last.png'), browser, server, model));
 
   it('typing across the due time: every key in the terminal, none in the chat; "Wake ready" shows; Send delivers within 2 s; the draft stays', async () => {
     // A draft in the chat box, not sent.

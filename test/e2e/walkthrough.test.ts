@@ -13,7 +13,7 @@ import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { ROOT, startCodeServer, type RunningServer } from '../runner/codeServer';
-import { launchBrowser, revealInChat, widenChat } from '../runner/browser';
+import { launchBrowser, revealInChat, widenChat, closeWorkbench, LIFE_THREAD_ICON, openWorkbench } from '../runner/browser';
 import { answerThenWhen, quickInput as quickInputOn, runFromPalette } from '../runner/quickInput';
 import { STEP_TITLES, WALKTHROUGH_TITLE, backToWalkthrough, doStep as doStepOn, lifeThreadFrame as frameOn, showsSteps, step as stepOn, stepDone as stepDoneOn, waitForFrameText, walkthrough as walkthroughOn } from '../runner/walkthroughPage';
 import { ownExtension } from '../runner/install';
@@ -77,16 +77,10 @@ describe('the first five minutes (walkthrough, demo workspace, Chromium driving 
     });
     browser = await launchBrowser(stateDir);
     page = await browser.newPage({ viewport: { width: 1500, height: 920 } });
-    await page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}`);
-    await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
+    await openWorkbench(page, server.url, workspace, 'workbench');
   });
 
-  after(async () => {
-    if (page) await shot('last').catch(() => undefined);
-    await browser?.close().catch(() => undefined);
-    await server?.stop();
-    await model.stop();
-  });
+  after(() => closeWorkbench(page, join(RESULTS, 'e2e-walkthrough-last.png'), browser, server, model));
 
   it('the first screen shows the walkthrough and the demo README', async () => {
     await walkthrough().getByText(WALKTHROUGH_TITLE).first().waitFor({ state: 'visible', timeout: 120_000 });
@@ -109,7 +103,7 @@ describe('the first five minutes (walkthrough, demo workspace, Chromium driving 
     await stepDone('Add a reminder in words');
     assert.equal(await showsSteps(page), true, 'the page stays on the walkthrough when its step ticks');
     await shot('1-reminder-step-done');
-    await page.locator('.activitybar .action-item a[aria-label^="Life Thread"]').click();
+    await page.locator(LIFE_THREAD_ICON).click();
     const sidebar = await lifeThreadFrame('.row');
     const row = sidebar.locator('.row', { hasText: 'look at the test report' });
     await row.waitFor({ state: 'visible', timeout: 30_000 });

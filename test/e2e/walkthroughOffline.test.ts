@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { ROOT, startCodeServer, type RunningServer } from '../runner/codeServer';
-import { launchBrowser, revealInChat, widenChat } from '../runner/browser';
+import { launchBrowser, revealInChat, widenChat, closeWorkbench, LIFE_THREAD_ICON, openWorkbench } from '../runner/browser';
 import { answerThenWhen, quickInput } from '../runner/quickInput';
 import { ownExtension } from '../runner/install';
 import { makeDemoWorkspace } from '../runner/demoWorkspace';
@@ -55,16 +55,11 @@ describe('the first five minutes without any language model (Chromium driving co
     });
     browser = await launchBrowser(stateDir);
     page = await browser.newPage({ viewport: { width: 1500, height: 920 } });
-    await page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}`);
-    await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
+    await openWorkbench(page, server.url, workspace, 'workbench');
     await walkthrough(page).getByText(WALKTHROUGH_TITLE).first().waitFor({ state: 'visible', timeout: 120_000 });
   });
 
-  after(async () => {
-    if (page) await shot('last').catch(() => undefined);
-    await browser?.close().catch(() => undefined);
-    await server?.stop();
-  });
+  after(() => closeWorkbench(page, join(RESULTS, 'e2e-walkthrough-offline-last.png'), browser, server));
 
   it('a reminder in words and a scheduled command: both steps tick', async () => {
     for (const title of STEP_TITLES) assert.equal(await step(page, title).count(), 1, `step ${title}`);
@@ -77,7 +72,7 @@ describe('the first five minutes without any language model (Chromium driving co
     await stepDone(page, 'Add a reminder in words');
     assert.equal(await showsSteps(page), true, 'the page stays on the walkthrough when its step ticks');
     // Away to the sidebar and back by the tab, as a user checks the row.
-    await page.locator('.activitybar .action-item a[aria-label^="Life Thread"]').click();
+    await page.locator(LIFE_THREAD_ICON).click();
     await page.waitForTimeout(1000);
     await backToWalkthrough(page);
     await doStep(page, 'Schedule a command', 'Schedule a Command');

@@ -18,7 +18,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Temporal } from 'temporal-polyfill';
 import { ROOT, startCodeServer, type RunningServer } from '../runner/codeServer';
-import { launchBrowser, sendChat, sidebarFrame } from '../runner/browser';
+import { launchBrowser, sendChat, sidebarFrame, closeWorkbench, LIFE_THREAD_ICON, openWorkbench } from '../runner/browser';
 import { answerThenWhen, quickInput, runFromPalette as runFromPaletteOn } from '../runner/quickInput';
 import { ownExtension } from '../runner/install';
 import { ScriptedServer, lastUser, toolResults } from '../runner/scriptedServer';
@@ -187,19 +187,11 @@ describe("the owner's zone wherever the window runs (Chromium in Los Angeles dri
     browser = await launchBrowser(stateDir);
     const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, timezoneId: UI_TZ, permissions: ['clipboard-read', 'clipboard-write'] });
     page = await context.newPage();
-    await page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}`);
-    await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
-    await page.locator('.activitybar .action-item a[aria-label^="Life Thread"]').waitFor({ state: 'visible', timeout: 60_000 });
-    await page.locator('.statusbar-item', { hasText: /healthy|STALLED|paused/ }).first().waitFor({ state: 'visible', timeout: 90_000 });
+    await openWorkbench(page, server.url, workspace);
     assert.equal(await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone), UI_TZ);
   });
 
-  after(async () => {
-    if (page) await shot('last').catch(() => undefined);
-    await browser?.close().catch(() => undefined);
-    await server?.stop();
-    await model.stop();
-  });
+  after(() => closeWorkbench(page, join(RESULTS, 'e2e-zone-last.png'), browser, server, model));
 
   it('before any view reported, the first answer says the host\u2019s zone is used, with a button that opens the sidebar', async () => {
     await runFromPalette('Life Thread: Add Reminder…');
@@ -253,7 +245,7 @@ describe("the owner's zone wherever the window runs (Chromium in Los Angeles dri
 
     // The sidebar (open since the first test: a click on its icon would close it) shows the rows in Los Angeles time.
     const frame = sidebarFrame(page);
-    if (!(await frame.locator('.footer').isVisible().catch(() => false))) await page.locator('.activitybar .action-item a[aria-label^="Life Thread"]').click();
+    if (!(await frame.locator('.footer').isVisible().catch(() => false))) await page.locator(LIFE_THREAD_ICON).click();
     for (const t of ['palette: standup', 'chat standup', 'terminal standup', 'mcp standup']) {
       const row = frame.locator('.row', { hasText: t });
       await row.waitFor({ state: 'visible', timeout: 30_000 });

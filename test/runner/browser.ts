@@ -27,6 +27,34 @@ export async function launchBrowser(stateDir: string): Promise<Browser> {
   }
 }
 
+/** Life Thread's icon in the activity bar: shown once the workbench has read the extension's contributions. */
+export const LIFE_THREAD_ICON = '.activitybar .action-item a[aria-label^="Life Thread"]';
+
+/**
+ * Opens the workbench on `folder` in `page` and waits, up to `until`: the workbench itself; then Life
+ * Thread's icon; then its status bar item with words, which means the extension is active (its model and
+ * tools are registered).
+ */
+export async function openWorkbench(page: Page, serverUrl: string, folder: string, until: 'workbench' | 'icon' | 'active' = 'active'): Promise<void> {
+  await page.goto(`${serverUrl}/?folder=${encodeURIComponent(folder)}`);
+  await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
+  if (until === 'workbench') return;
+  await page.locator(LIFE_THREAD_ICON).waitFor({ state: 'visible', timeout: 60_000 });
+  if (until === 'icon') return;
+  await page.locator('.statusbar-item', { hasText: /healthy|STALLED|paused/ }).first().waitFor({ state: 'visible', timeout: 90_000 });
+}
+
+/**
+ * Ends a browser test file: a last screenshot of `page` (when there is one) to `shotPath`, then the browser,
+ * then each of `stops` in order (the server, a fake model). A failed screenshot or browser close is ignored:
+ * the stops still run.
+ */
+export async function closeWorkbench(page: Page | undefined, shotPath: string | undefined, browser: Browser | undefined, ...stops: ({ stop(): Promise<void> } | undefined)[]): Promise<void> {
+  if (page && shotPath) await page.screenshot({ path: shotPath }).catch(() => undefined);
+  await browser?.close().catch(() => undefined);
+  for (const part of stops) await part?.stop();
+}
+
 /** The chat view's input box (a Monaco editor). */
 export function chatInput(page: Page): Locator {
   return page.locator('.interactive-input-part .monaco-editor').first();
