@@ -178,7 +178,8 @@ export class Triggers implements vscode.Disposable {
     const find = (): ShellRun | undefined =>
       [...this.recentRuns].reverse().find((r) => (pid !== undefined && r.run.pid === pid) || (r.terminal.name === task.name && (r.run.endedAt ?? 0) >= endedAt - 5000))?.run;
     // Its shell run and output stream may end up to half a second after the task's process.
-    await this.until(() => find()?.done === true, endedAt + 500);
+    // When VS Code reports no exit code (seen on a loaded machine), the shell run's own end carries it: wait longer for that.
+    await this.until(() => find()?.done === true, endedAt + (e.exitCode === undefined ? 3000 : 500));
     const run = find();
     if (run) this.recentRuns.splice(this.recentRuns.findIndex((r) => r.run === run), 1);
     const cwd = taskCwd(task);
@@ -189,7 +190,7 @@ export class Triggers implements vscode.Disposable {
       job: {
         source: 'task',
         jobId: task.name,
-        exitCode: e.exitCode,
+        exitCode: e.exitCode ?? run?.exitCode,
         endedAt,
         commandLine: describeTask(task),
         output: readOutput(run ? run.cap.toString() : '', { truncated: false }),

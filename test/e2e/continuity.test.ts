@@ -257,7 +257,8 @@ describe('continuity in the workbench (Chromium driving code-server)', () => {
   it('the chats before each approval stay in the chat history', async () => {
     await runFromPalette('Chat Agent Sessions: Show Agent Sessions Sidebar');
     const first = page.locator('.monaco-list-row', { hasText: '@life we should use croner with an' });
-    await first.first().waitFor({ state: 'visible', timeout: 20_000 });
+    // The sessions list is filled from the stored chats after it opens: slow on a loaded machine.
+    await first.first().waitFor({ state: 'visible', timeout: 60_000 });
     // The first conversation and the chat each approval opened (three; the chat view's own request row matches too).
     assert.ok((await page.locator('.monaco-list-row', { hasText: '@life /resume demo' }).count()) >= 3);
     await shot('10-chat-history');

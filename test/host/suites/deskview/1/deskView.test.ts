@@ -54,7 +54,8 @@ if (!reloaded) {
     // the reload: the tests that failed here go into the marker, and that run fails on them.
     const failedHere: string[] = [];
     afterEach(function () {
-      if (this.currentTest?.state === 'failed') failedHere.push(this.currentTest.title);
+      // With its error, so the run after the reload prints why.
+      if (this.currentTest?.state === 'failed') failedHere.push(`${this.currentTest.title}: ${this.currentTest.err?.message ?? ''}`);
     });
 
     it('Open Desk shows the desk page live in the desk view', async function () {
