@@ -79,13 +79,23 @@ export function evidenceInStore(w: EvidenceWindow): void {
 
   it('a task\u2019s output is written to the store, and the pulse names it by its absolute path on the summary line', async () => {
     const api = await lifeThread();
-    const answer = textOf(await vscode.lm.invokeTool('lifethread_sendToLifeThread', { input: { text: 'EVIDENCE-STORE the demo tests ended', when: 'job.done', job_id: 'demo tests' }, toolInvocationToken: undefined }));
-    const { id } = JSON.parse(answer.slice(answer.indexOf('\n{') + 1)) as { id: string };
-    const pulse$ = delivered(id);
-    const task = new vscode.Task({ type: 'shell', demoTests: 'evidence in store' }, w.scope(), 'demo tests', 'evidence-test', new vscode.ShellExecution('npm test', { cwd: demo(), env: DEMO_ENV }), []);
-    task.presentationOptions = { reveal: vscode.TaskRevealKind.Never };
-    await vscode.tasks.executeTask(task);
-    const pulse = await pulse$;
+    const runOnce = async (): Promise<{ id: string; pulse: string }> => {
+      const answer = textOf(await vscode.lm.invokeTool('lifethread_sendToLifeThread', { input: { text: 'EVIDENCE-STORE the demo tests ended', when: 'job.done', job_id: 'demo tests' }, toolInvocationToken: undefined }));
+      const { id } = JSON.parse(answer.slice(answer.indexOf('\n{') + 1)) as { id: string };
+      const pulse$ = delivered(id);
+      const task = new vscode.Task({ type: 'shell', demoTests: 'evidence in store' }, w.scope(), 'demo tests', 'evidence-test', new vscode.ShellExecution('npm test', { cwd: demo(), env: DEMO_ENV }), []);
+      task.presentationOptions = { reveal: vscode.TaskRevealKind.Never };
+      await vscode.tasks.executeTask(task);
+      return { id, pulse: await pulse$ };
+    };
+    let { id, pulse } = await runOnce();
+    // In full CI runs on one machine, VS Code sometimes ended this task at once with no exit code, no output
+    // and no terminal made (the wake then truthfully says status unknown). That is VS Code not starting the
+    // task, not where evidence goes: the task is run once more, and the check is on that run.
+    if (/status: unknown, exit_code: null/.test(pulse)) {
+      console.log('# the demo task ended with no exit code and printed nothing: running it once more');
+      ({ id, pulse } = await runOnce());
+    }
     assert.match(pulse, /job: \{ id: "demo tests", status: failed, exit_code: 1 \}/, pulse);
     const file = join(api.storeDir, 'evidence', `${id}.log`);
     const m = new RegExp(`^${escape(file)}#L(\\d+)$`).exec(evidenceOf(pulse));
