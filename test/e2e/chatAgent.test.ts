@@ -17,7 +17,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { ROOT, startCodeServer, type RunningServer } from '../runner/codeServer';
-import { chatInput, launchBrowser, revealInChat, sendChat, closeWorkbench, openWorkbench } from '../runner/browser';
+import { chatInput, launchBrowser, revealInChat, sendChat, closeWorkbench, openWorkbench, untilLifeThreadActive } from '../runner/browser';
 import { runFromPalette as runFromPaletteOn } from '../runner/quickInput';
 import { ownExtension } from '../runner/install';
 import { ScriptedServer, type ChatBody } from '../runner/scriptedServer';
@@ -88,7 +88,7 @@ async function closeSettingsEditor(): Promise<void> {
 
 async function reloadWindow(): Promise<void> {
   await page.reload();
-  await page.locator('.statusbar-item', { hasText: /healthy|STALLED|paused/ }).first().waitFor({ state: 'visible', timeout: 90_000 });
+  await untilLifeThreadActive(page);
   await chatInput(page).waitFor({ state: 'visible', timeout: 30_000 });
 }
 

@@ -41,6 +41,11 @@ export async function openWorkbench(page: Page, serverUrl: string, folder: strin
   if (until === 'workbench') return;
   await page.locator(LIFE_THREAD_ICON).waitFor({ state: 'visible', timeout: 60_000 });
   if (until === 'icon') return;
+  await untilLifeThreadActive(page);
+}
+
+/** Waits until Life Thread's status bar item has words: the extension is active (after an open or a reload). */
+export async function untilLifeThreadActive(page: Page): Promise<void> {
   await page.locator('.statusbar-item', { hasText: /healthy|STALLED|paused/ }).first().waitFor({ state: 'visible', timeout: 90_000 });
 }
 
